@@ -1,0 +1,29 @@
+"""gpuqueens: exact solution counts for N-Queens and matchstick-grid puzzles, on GPU or CPU.
+
+>>> import gpuqueens
+>>> gpuqueens.count(8)
+92
+>>> gpuqueens.count(8, unique=True)
+12
+
+The GPU is used when CuPy is installed and a CUDA device works; otherwise everything runs
+on the CPU with NumPy and gives the same numbers.
+"""
+
+from ._checks import MAX_N
+from .backends import BackendUnavailableError, GPUFallbackWarning
+from .ledger import CheckpointError
+from .nqueens import NQueensResult, count, nqueens
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "count",
+    "nqueens",
+    "NQueensResult",
+    "MAX_N",
+    "BackendUnavailableError",
+    "GPUFallbackWarning",
+    "CheckpointError",
+    "__version__",
+]
