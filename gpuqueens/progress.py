@@ -1,0 +1,121 @@
+"""Progress of a long run: units done out of total, rate and time left, weighted by cost.
+
+:class:`Progress` draws a tqdm bar (``tqdm.auto``, so a widget in a notebook) when tqdm is
+installed and progress is wanted, and does nothing otherwise. Work units differ in cost, so
+the bar advances by each unit's *weight* (normalised so that the whole run is worth as many
+"units" as it has units): the rate and the time left then follow the work, not the count,
+while the exact count of finished units is shown beside the bar.
+
+>>> with Progress(total_units=2, total_weight=3.0, enabled=False) as bar:
+...     bar.advance(1.0)
+...     bar.advance(2.0)
+>>> bar.units_done, bar.weight_done
+(2, 3.0)
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+__all__ = ["Progress", "progress_enabled"]
+
+
+def _in_notebook() -> bool:
+    """True inside a Jupyter kernel; looks only if IPython is already imported."""
+    ipython_module = sys.modules.get("IPython")
+    if ipython_module is None:
+        return False
+    try:
+        shell = ipython_module.get_ipython()  # type: ignore[attr-defined]
+    except Exception:
+        return False
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
+
+
+def progress_enabled(progress: bool | None) -> bool:
+    """Resolve the ``progress=`` argument: ``None`` means "when a person is watching".
+
+    That is, when stderr is a terminal or the code runs in a notebook.
+
+    >>> progress_enabled(False), progress_enabled(True)
+    (False, True)
+    """
+    if progress is not None:
+        return bool(progress)
+    try:
+        is_tty = sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError):  # replaced or closed stderr
+        is_tty = False
+    return is_tty or _in_notebook()
+
+
+def _make_bar(total: float, initial: float, description: str, postfix: str) -> Any | None:
+    """A tqdm bar, or ``None`` when tqdm is not installed (then progress is silent)."""
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return tqdm(
+        total=total,
+        initial=initial,
+        desc=description or None,
+        unit="unit",
+        file=sys.stderr,
+        dynamic_ncols=True,
+        smoothing=0.1,
+        bar_format="{l_bar}{bar}| [{elapsed}<{remaining}, {rate_fmt}{postfix}]",
+        postfix=postfix,
+    )
+
+
+class Progress:
+    """A progress reporter for ``total_units`` work units of summed weight ``total_weight``.
+
+    ``enabled=False`` (or no tqdm) makes every method a no-op apart from the counters.
+    ``already_units``/``already_weight`` count units finished before this session (a
+    resumed run): they fill the bar but do not count towards the rate.
+    """
+
+    def __init__(
+        self, total_units: int, total_weight: float, *, enabled: bool, description: str = "",
+        already_units: int = 0, already_weight: float = 0.0,
+    ) -> None:
+        self.total_units = total_units
+        self.total_weight = float(total_weight)
+        self.units_done = already_units
+        self.weight_done = float(already_weight)
+        # Scale weights so that the bar's total equals the number of units: its rate is then
+        # in "average units per second" and its time left is weighted by cost.
+        self._scale = total_units / self.total_weight if self.total_weight > 0 else 0.0
+        self._bar = (
+            _make_bar(total_units, self.weight_done * self._scale, description, self._postfix())
+            if enabled
+            else None
+        )
+
+    def _postfix(self) -> str:
+        return f"{self.units_done}/{self.total_units} units"
+
+    def advance(self, weight: float = 1.0) -> None:
+        """Count one more finished unit of the given weight."""
+        self.units_done += 1
+        self.weight_done += weight
+        if self._bar is not None:
+            self._bar.set_postfix_str(self._postfix(), refresh=False)
+            step = weight * self._scale
+            if self.units_done == self.total_units:  # end exactly full despite rounding
+                step = self._bar.total - self._bar.n
+            self._bar.update(step)
+
+    def close(self) -> None:
+        """Finish the bar (idempotent)."""
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

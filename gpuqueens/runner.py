@@ -1,0 +1,243 @@
+"""Long runs that survive and scale: work units -> an executor -> a checkpoint -> a progress bar.
+
+A problem splits its count into :class:`WorkUnit` s, each with a stable key and a picklable
+payload, and gives :func:`run_units` a picklable ``solve(payload) -> tuple[int, ...]``.
+:func:`run_units` solves every unit, in this process or on any
+:class:`concurrent.futures.Executor` (threads, processes, or a Dask cluster through
+``distributed.Client.get_executor()``), records each result in an optional SQLite ledger
+(:mod:`gpuqueens.ledger`) as soon as it arrives, and returns ``{key: result}``. Run again
+with the same checkpoint, it solves only the units the ledger does not hold yet.
+
+>>> def solve(payload):  # sum and count of a range of integers
+...     return (sum(payload), len(payload))
+>>> units = [WorkUnit(f"u{i}", range(10 * i, 10 * i + 10)) for i in range(3)]
+>>> results = run_units(units, solve, job={"problem": "demo"}, progress=False)
+>>> results
+{'u0': (45, 10), 'u1': (145, 10), 'u2': (245, 10)}
+>>> tuple(map(sum, zip(*results.values())))
+(435, 30)
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import math
+import numbers
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .ledger import CheckpointError, Ledger, canonical_json
+from .progress import Progress, progress_enabled
+
+__all__ = ["WorkUnit", "run_units", "check_result", "CheckpointError"]
+
+
+@dataclass(frozen=True)
+class WorkUnit:
+    """One independent piece of a count.
+
+    ``key`` is its stable identity (the same plan must give the same keys, in the same
+    order, on every run: the checkpoint relies on it); ``payload`` is the picklable input
+    of the solver; ``weight`` is its expected relative cost, used only for the progress
+    bar's rate and time left.
+    """
+
+    key: str
+    payload: Any
+    weight: float = 1.0
+
+
+def check_result(key: str, result: object) -> tuple[int, ...]:
+    """Return a unit's result as a tuple of Python ints, or raise ``TypeError``.
+
+    Tuples and lists of integers are accepted, NumPy integer scalars included (converted
+    exactly); floats, booleans, strings and anything else are refused, since a count that
+    went through a float may already be wrong.
+
+    >>> check_result("u1", (3, 4))
+    (3, 4)
+    >>> check_result("u1", (3.0, 4))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: work unit 'u1': the solver returned (3.0, 4); ... item 0 is a float
+    """
+    if not isinstance(result, (tuple, list)):
+        raise TypeError(
+            f"work unit {key!r}: the solver returned {result!r} ({type(result).__name__}); "
+            "a result must be a tuple of integers"
+        )
+    values = []
+    for index, value in enumerate(result):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(
+                f"work unit {key!r}: the solver returned {result!r}; a result must be a "
+                f"tuple of integers, and item {index} is a {type(value).__name__}"
+            )
+        values.append(int(value))
+    return tuple(values)
+
+
+def _check_units(units: Sequence[WorkUnit]) -> list[WorkUnit]:
+    checked = list(units)
+    seen: set[str] = set()
+    for unit in checked:
+        if not isinstance(unit, WorkUnit):
+            raise TypeError(f"work units must be WorkUnit objects, not {type(unit).__name__}")
+        if not isinstance(unit.key, str) or not unit.key:
+            raise TypeError(f"a work unit key must be a non-empty string, not {unit.key!r}")
+        if unit.key in seen:
+            raise ValueError(f"work unit key {unit.key!r} appears twice")
+        seen.add(unit.key)
+        weight = unit.weight
+        if isinstance(weight, bool) or not isinstance(weight, numbers.Real) or not (
+            math.isfinite(weight) and weight > 0
+        ):
+            raise ValueError(
+                f"work unit {unit.key!r}: weight must be a positive number, not {weight!r}"
+            )
+    return checked
+
+
+def _worker_count(executor: concurrent.futures.Executor) -> int:
+    """How many units the executor can solve at once, as well as can be told."""
+    workers = getattr(executor, "_max_workers", None)  # ThreadPool/ProcessPoolExecutor
+    if isinstance(workers, int) and workers > 0:
+        return workers
+    client = getattr(executor, "_client", None)  # distributed's ClientExecutor
+    if client is not None:
+        try:
+            threads = sum(client.nthreads().values())
+            if threads > 0:
+                return threads
+        except Exception:
+            pass
+    return os.cpu_count() or 1
+
+
+def _add_note(exc: BaseException, key: str) -> None:
+    if hasattr(exc, "add_note"):  # Python 3.11+
+        exc.add_note(f"(raised while solving work unit {key!r})")
+
+
+def run_units(
+    units: Sequence[WorkUnit],
+    solve: Callable[[Any], tuple[int, ...]],
+    *,
+    job: Mapping[str, Any],
+    executor: concurrent.futures.Executor | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
+    progress: bool | None = None,
+    description: str = "",
+    max_in_flight: int | None = None,
+) -> dict[str, tuple[int, ...]]:
+    """Solve every unit with ``solve(unit.payload)`` and return ``{unit.key: result}``.
+
+    * ``job``: the identity of the whole run (problem, parameters, plan), JSON-serialisable;
+      stored in the checkpoint so that a checkpoint is never resumed by another run.
+    * ``executor``: any :class:`concurrent.futures.Executor`; ``None`` solves the units here,
+      one at a time. At most ``max_in_flight`` units (default: twice the executor's
+      workers) are submitted at once, so a huge unit list does not flood the scheduler.
+      ``solve`` and the payloads must be picklable for process pools and Dask.
+    * ``checkpoint``: path of an SQLite ledger; units already in it are not solved again,
+      and each new result is committed as soon as it arrives.
+    * ``progress``: ``True``/``False``, or ``None`` for "when stderr is a terminal or in a
+      notebook"; needs tqdm, silent without it.
+
+    Results are tuples of Python ints (see :func:`check_result`), returned in unit order.
+    If a unit fails, the results that had already arrived are recorded, units not yet
+    started are cancelled, and the unit's exception propagates.
+    """
+    units = _check_units(units)
+    canonical_json(dict(job))  # a job that cannot be stored is refused with or without a checkpoint
+    if max_in_flight is not None and (
+        isinstance(max_in_flight, bool) or not isinstance(max_in_flight, int) or max_in_flight < 1
+    ):
+        raise ValueError(f"max_in_flight must be a positive integer, not {max_in_flight!r}")
+
+    ledger = Ledger.open(checkpoint, job, units) if checkpoint is not None else None
+    try:
+        results = ledger.results() if ledger is not None else {}
+        pending = [unit for unit in units if unit.key not in results]
+        already_weight = sum(unit.weight for unit in units if unit.key in results)
+        with Progress(
+            len(units), sum(unit.weight for unit in units),
+            enabled=progress_enabled(progress), description=description,
+            already_units=len(results), already_weight=already_weight,
+        ) as bar:
+
+            def record(unit: WorkUnit, result: tuple[int, ...]) -> None:
+                # Dask may run a unit twice (a dead worker's tasks are resubmitted), but
+                # each submission is one future, read once: a key is recorded once.
+                if unit.key in results:
+                    raise RuntimeError(f"work unit {unit.key!r} was recorded twice")
+                if ledger is not None:
+                    ledger.record(unit.key, result)
+                results[unit.key] = result
+                bar.advance(unit.weight)
+
+            if executor is None:
+                for unit in pending:
+                    try:
+                        result = check_result(unit.key, solve(unit.payload))
+                    except BaseException as exc:
+                        _add_note(exc, unit.key)
+                        raise
+                    record(unit, result)
+            else:
+                limit = max_in_flight or 2 * _worker_count(executor)
+                _run_on_executor(iter(pending), solve, executor, limit, record)
+    finally:
+        if ledger is not None:
+            ledger.close()
+    return {unit.key: results[unit.key] for unit in units}
+
+
+def _run_on_executor(
+    pending: Iterator[WorkUnit],
+    solve: Callable[[Any], tuple[int, ...]],
+    executor: concurrent.futures.Executor,
+    limit: int,
+    record: Callable[[WorkUnit, tuple[int, ...]], None],
+) -> None:
+    """Keep up to ``limit`` units in flight; record each result as it completes."""
+    in_flight: dict[concurrent.futures.Future[Any], WorkUnit] = {}
+
+    def submit_more() -> None:
+        while len(in_flight) < limit:
+            unit = next(pending, None)
+            if unit is None:
+                return
+            in_flight[executor.submit(solve, unit.payload)] = unit
+
+    def collect(done: set[concurrent.futures.Future[Any]]) -> BaseException | None:
+        """Record every finished future; return the first failure, if any."""
+        failure: BaseException | None = None
+        for future in done:
+            unit = in_flight.pop(future)
+            try:
+                result = check_result(unit.key, future.result())
+            except BaseException as exc:
+                if failure is None:
+                    _add_note(exc, unit.key)
+                    failure = exc
+                continue
+            record(unit, result)
+        return failure
+
+    try:
+        submit_more()
+        while in_flight:
+            done, _ = concurrent.futures.wait(
+                in_flight, return_when=concurrent.futures.FIRST_COMPLETED
+            )
+            failure = collect(done)
+            if failure is not None:
+                # Keep what else has finished by now, then stop: nothing new is submitted.
+                collect({future for future in in_flight if future.done()})
+                raise failure
+            submit_more()
+    finally:
+        for future in in_flight:
+            future.cancel()  # only units not yet started; running ones finish unrecorded

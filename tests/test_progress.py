@@ -1,0 +1,95 @@
+"""The progress reporter: on when asked (or watched), silent otherwise or without tqdm."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import pytest
+
+from gpuqueens.progress import Progress, progress_enabled
+from gpuqueens.runner import WorkUnit, run_units
+
+JOB = {"problem": "toy"}
+UNITS = [WorkUnit(f"u{i}", range(i), weight=i + 1) for i in range(5)]
+
+
+def solve(payload):
+    return (sum(payload), len(payload))
+
+
+def test_progress_false_prints_nothing(capsys):
+    run_units(UNITS, solve, job=JOB, progress=False, description="toy")
+    assert capsys.readouterr() == ("", "")
+
+
+def test_progress_none_is_off_when_stderr_is_not_a_terminal(capsys):
+    run_units(UNITS, solve, job=JOB, progress=None)
+    assert capsys.readouterr() == ("", "")
+
+
+def test_progress_true_draws_a_bar_on_stderr(capsys):
+    pytest.importorskip("tqdm")
+    run_units(UNITS, solve, job=JOB, progress=True, description="toy")
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "toy" in err and "5/5 units" in err and "100%" in err
+
+
+def test_resumed_run_starts_the_bar_at_the_finished_units(capsys, tmp_path):
+    pytest.importorskip("tqdm")
+    path = tmp_path / "run.sqlite"
+
+    def fails_at_u3(payload):
+        if len(payload) == 3:
+            raise RuntimeError("stop")
+        return solve(payload)
+
+    with pytest.raises(RuntimeError):
+        run_units(UNITS, fails_at_u3, job=JOB, checkpoint=path, progress=False)
+    run_units(UNITS, solve, job=JOB, checkpoint=path, progress=True)
+    err = capsys.readouterr().err
+    assert "3/5 units" in err and "5/5 units" in err
+
+
+def test_without_tqdm_progress_is_silent(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # makes "import tqdm..." fail
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)
+    assert run_units(UNITS, solve, job=JOB, progress=True)["u4"] == (6, 4)
+    assert capsys.readouterr() == ("", "")
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_none_follows_whether_stderr_is_a_terminal(monkeypatch):
+    assert progress_enabled(True) and not progress_enabled(False)
+    monkeypatch.setattr(sys, "stderr", FakeTerminal())
+    assert progress_enabled(None)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert not progress_enabled(None)
+    monkeypatch.setattr(sys, "stderr", None)  # pythonw and some services
+    assert not progress_enabled(None)
+
+
+def test_weights_drive_the_bar_and_counts_are_exact(capsys):
+    pytest.importorskip("tqdm")
+    with Progress(total_units=3, total_weight=6.0, enabled=True, description="w") as bar:
+        bar.advance(3.0)  # half the work in one unit of three
+        assert bar._bar.n == pytest.approx(1.5)
+        bar.advance(1.0)
+        bar.advance(2.0)
+        assert bar._bar.n == bar._bar.total == 3
+    assert (bar.units_done, bar.weight_done) == (3, 6.0)
+    assert "3/3 units" in capsys.readouterr().err
+    bar.close()  # closing twice is harmless
+
+
+def test_disabled_reporter_still_counts(capsys):
+    with Progress(total_units=2, total_weight=2.0, enabled=False, already_units=1,
+                  already_weight=1.0) as bar:
+        bar.advance(1.0)
+    assert (bar.units_done, bar.weight_done) == (2, 2.0)
+    assert capsys.readouterr() == ("", "")
