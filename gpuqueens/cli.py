@@ -1,0 +1,67 @@
+"""The ``gpuqueens`` command line: one subcommand per problem.
+
+    gpuqueens nqueens 12                  # total and unique counts, backend and time
+    gpuqueens nqueens 20 --checkpoint run.sqlite --progress
+    gpuqueens matchstick-table 4 4        # see `gpuqueens --help` for all subcommands
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+from .backends import BACKENDS, BackendUnavailableError
+from .ledger import CheckpointError
+
+__all__ = ["main", "build_parser"]
+
+
+def add_run_options(parser: argparse.ArgumentParser, *, checkpoint: bool = True) -> None:
+    """Options every subcommand shares: the backend, and for long runs checkpoint and progress."""
+    parser.add_argument("--backend", choices=BACKENDS, default=None,
+                        help="where to run (default: $GPUQUEENS_BACKEND, else auto: GPU if usable)")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="show a progress bar (default: when stderr is a terminal)")
+    if checkpoint:
+        parser.add_argument("--checkpoint", metavar="PATH", default=None,
+                            help="SQLite file recording finished work units; rerun to resume")
+
+
+def _run_nqueens(args: argparse.Namespace) -> int:
+    from .nqueens import nqueens
+
+    for n in args.n:
+        result = nqueens(n, backend=args.backend, checkpoint=args.checkpoint, progress=args.progress)
+        counts = f"unique {result.unique}" if args.unique else f"total {result.total}  unique {result.unique}"
+        print(f"n={result.n}  {counts}  [{result.backend}: {result.device}]  {result.seconds:.3f} s", flush=True)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gpuqueens", description="Exact counts of puzzle solutions, on GPU or CPU.")
+    parser.add_argument("--version", action="version", version=f"gpuqueens {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    queens = commands.add_parser("nqueens", help="count n-queens solutions (total and unique)")
+    queens.add_argument("n", type=int, nargs="+", help="board size(s), 1..32")
+    queens.add_argument("--unique", action="store_true", help="print only the unique count")
+    add_run_options(queens)
+    queens.set_defaults(handler=_run_nqueens)
+
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except (ValueError, TypeError, BackendUnavailableError, CheckpointError) as exc:
+        print(f"gpuqueens: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        hint = " (rerun with the same --checkpoint to resume)" if getattr(args, "checkpoint", None) else ""
+        print(f"gpuqueens: interrupted{hint}", file=sys.stderr)
+        return 130

@@ -1,0 +1,116 @@
+"""N-Queens: how many ways n queens can share an n×n board without attacking each other.
+
+>>> count(8)
+92
+>>> count(8, unique=True)
+12
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import html
+import os
+import time
+from dataclasses import dataclass
+
+from .._checks import check_board_size
+from ..backends import device_name, resolve_backend
+from ..runner import run_units
+from .plan import plan_for, solve_unit, work_units
+
+__all__ = ["NQueensResult", "count", "nqueens"]
+
+
+@dataclass(frozen=True)
+class NQueensResult:
+    """The outcome of one count: both numbers, where they were computed, and how long it took."""
+
+    n: int
+    total: int
+    unique: int
+    backend: str
+    device: str
+    seconds: float
+
+    def __str__(self) -> str:
+        return (f"n={self.n}: {self.total:,} solutions, {self.unique:,} unique "
+                f"[{self.backend} on {self.device}, {self.seconds:.3f} s]")
+
+    def _repr_html_(self) -> str:
+        cells = [("n", self.n), ("total", f"{self.total:,}"), ("unique", f"{self.unique:,}"),
+                 ("backend", self.backend), ("device", self.device), ("seconds", f"{self.seconds:.3f}")]
+        head = "".join(f"<th>{html.escape(k)}</th>" for k, _ in cells)
+        body = "".join(f"<td>{html.escape(str(v))}</td>" for _, v in cells)
+        return f"<table><tr>{head}</tr><tr>{body}</tr></table>"
+
+
+def _small_board(n: int) -> tuple[int, int] | None:
+    """Boards too small for the prefix search: n=1 has one solution, n=2 and n=3 none."""
+    return {1: (1, 1), 2: (0, 0), 3: (0, 0)}.get(n)
+
+
+def nqueens(
+    n: int,
+    *,
+    backend: str | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
+    executor: concurrent.futures.Executor | None = None,
+    progress: bool | None = None,
+) -> NQueensResult:
+    """Count the solutions of the n-queens problem, total and unique, in one search.
+
+    * ``backend``: ``"auto"`` (the GPU when CuPy and a usable CUDA device are there, else
+      the CPU with one warning), ``"gpu"``, ``"cpu"``, or ``None`` for the
+      ``GPUQUEENS_BACKEND`` environment variable, which itself defaults to ``"auto"``.
+    * ``checkpoint``: a SQLite file that records each finished work unit; rerun the same
+      call after a crash and it resumes where it stopped.
+    * ``executor``: any :class:`concurrent.futures.Executor` (e.g. a Dask cluster's) to
+      spread the work units; ``None`` runs them in this process.
+    * ``progress``: show a progress bar (``None``: when stderr is a terminal or a notebook).
+
+    n must be an integer from 1 to 32 (``gpuqueens.MAX_N``: rows are 32-bit words).
+
+    >>> result = nqueens(6, backend="cpu")
+    >>> result.total, result.unique, result.backend
+    (4, 1, 'cpu')
+    """
+    n = check_board_size(n)
+    start = time.perf_counter()
+    used = resolve_backend(backend)
+    small = _small_board(n)
+    if small is not None:
+        total, unique = small
+    else:
+        plan = plan_for(n)
+        results = run_units(
+            work_units(plan, used), solve_unit, job=plan.job(), executor=executor,
+            checkpoint=checkpoint, progress=progress, description=f"n={n} [{used}]",
+        )
+        total = sum(r[0] for r in results.values())
+        unique = sum(r[1] for r in results.values())
+    return NQueensResult(n, total, unique, used, device_name(used), time.perf_counter() - start)
+
+
+def count(
+    n: int,
+    *,
+    unique: bool = False,
+    backend: str | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
+    executor: concurrent.futures.Executor | None = None,
+    progress: bool | None = None,
+) -> int:
+    """The number of n-queens solutions; with ``unique=True``, of classes under the 8 symmetries.
+
+    Options as in :func:`nqueens`.
+
+    >>> count(1), count(2), count(3), count(4), count(10)
+    (1, 0, 0, 2, 724)
+    >>> count(10, unique=True)
+    92
+    """
+    if not isinstance(unique, bool):
+        raise TypeError(f"unique must be True or False, not {unique!r}")
+    result = nqueens(n, backend=backend, checkpoint=checkpoint, executor=executor, progress=progress)
+    return result.unique if unique else result.total

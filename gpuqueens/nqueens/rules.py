@@ -1,0 +1,133 @@
+"""The per-row pruning rules of the symmetry-reduced search, vectorised over many nodes.
+
+Every search in gpuqueens (host prefix enumeration, the NumPy search, the CUDA kernel)
+descends row by row and applies the same rules; ``docs/nqueens-method.md`` explains why
+they count each symmetry class exactly once. This module holds the NumPy versions, shared
+by :mod:`.prefixes` and :mod:`.cpu`. Masks are ``uint32`` arrays: a bit shifted past
+column 31 has left the board, so nothing needed is lost even for n = 32.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["WORD", "Case", "cases", "free_squares", "place", "split_bits", "popcount"]
+
+WORD = np.uint32
+
+
+@dataclass(frozen=True)
+class Case:
+    """One branch of the search: a corner queen (case C) or not (case S), and its ``B1``.
+
+    For case C, row 0 holds column 0 and row 1 holds column ``b1``; the search resumes at
+    row 2. For case S, row 0 holds column ``b1``; the search resumes at row 1.
+    """
+
+    n: int
+    corner: bool
+    b1: int
+
+    @property
+    def b2(self) -> int:
+        return self.n - 1 - self.b1
+
+    @property
+    def first_row(self) -> int:
+        """The first row not fixed by the case itself."""
+        return 2 if self.corner else 1
+
+    @property
+    def fixed_cols(self) -> tuple[int, ...]:
+        return (0, self.b1) if self.corner else (self.b1,)
+
+    @property
+    def edges(self) -> int:
+        return (1 << (self.n - 1)) | 1
+
+    @property
+    def last_row_forbidden(self) -> int:
+        """Columns the last row may not use in case S: those closer than B1 to a corner."""
+        low = (1 << self.b1) - 1
+        return low | (low << (self.n - self.b1))
+
+
+def cases(n: int) -> list[Case]:
+    """All cases for an n×n board (n >= 4), in the search order: case C first, B1 ascending.
+
+    >>> [(c.corner, c.b1) for c in cases(6)]
+    [(True, 2), (True, 3), (True, 4), (False, 1), (False, 2)]
+    """
+    corner = [Case(n, True, b1) for b1 in range(2, n - 1)]
+    side = [Case(n, False, b1) for b1 in range(1, n) if b1 < n - 1 - b1]
+    return corner + side
+
+
+def free_squares(case: Case, row: int, left: np.ndarray, down: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Columns a queen may take in ``row`` for each node, after the case's pruning rules."""
+    n = case.n
+    mask = WORD((1 << n) - 1)
+    free = ~(left | down | right) & mask
+    if case.corner:
+        if row < case.b1:
+            free &= ~WORD(2)
+        return free
+    edges = WORD(case.edges)
+    if row < case.b1:
+        free &= ~edges
+    elif row == case.b2:
+        used = down & edges
+        free = np.where(used == 0, WORD(0), np.where(used == edges, free, free & edges))
+    if row == n - 1:
+        free &= ~WORD(case.last_row_forbidden)
+    return free
+
+
+def place(n: int, left: np.ndarray, down: np.ndarray, right: np.ndarray, bit: np.ndarray):
+    """Attack masks of the next row after placing ``bit`` in the current one.
+
+    The results are fresh arrays; ``left``, ``down`` and ``right`` are not modified.
+    """
+    mask = WORD((1 << n) - 1)
+    one = WORD(1)
+    new_left = np.bitwise_or(left, bit)
+    np.left_shift(new_left, one, out=new_left)
+    np.bitwise_and(new_left, mask, out=new_left)
+    new_right = np.bitwise_or(right, bit)
+    np.right_shift(new_right, one, out=new_right)
+    return new_left, down | bit, new_right
+
+
+def split_bits(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One child per set bit: returns ``(parent index, bit)`` for every child.
+
+    Children come grouped by the rank of their bit (all lowest bits first), not by parent;
+    callers that need lexicographic order sort by parent (stable).
+    """
+    index = np.flatnonzero(free)
+    rest = free[index]
+    parents, bits = [], []
+    while index.size:
+        low = rest & np.negative(rest)  # lowest set bit (unsigned negation wraps)
+        parents.append(index)
+        bits.append(low)
+        rest = rest ^ low
+        keep = rest != 0
+        index, rest = index[keep], rest[keep]
+    if not parents:
+        return np.empty(0, dtype=np.intp), np.empty(0, dtype=free.dtype)
+    return np.concatenate(parents), np.concatenate(bits)
+
+
+def popcount(values: np.ndarray) -> np.ndarray:
+    """Number of set bits of each element of an unsigned integer array."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(values)
+    U64 = np.uint64
+    v = values.astype(U64)
+    v = v - ((v >> U64(1)) & U64(0x5555555555555555))
+    v = (v & U64(0x3333333333333333)) + ((v >> U64(2)) & U64(0x3333333333333333))
+    v = (v + (v >> U64(4))) & U64(0x0F0F0F0F0F0F0F0F)
+    return (v * U64(0x0101010101010101)) >> U64(56)

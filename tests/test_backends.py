@@ -1,0 +1,76 @@
+"""Backend selection: explicit choice, the environment variable, and the CPU fallback."""
+
+import warnings
+
+import pytest
+
+import gpuqueens
+from gpuqueens import backends
+
+
+@pytest.fixture
+def no_gpu(monkeypatch):
+    monkeypatch.setattr(backends, "gpu_status", lambda: (False, "no device in this test"))
+    monkeypatch.setattr(backends, "_warned_fallback", False)
+
+
+def test_cpu_is_always_available():
+    assert backends.resolve_backend("cpu") == "cpu"
+    assert backends.resolve_backend("CPU") == "cpu"
+
+
+def test_auto_falls_back_to_cpu_and_warns_once(no_gpu):
+    with pytest.warns(gpuqueens.GPUFallbackWarning, match="no device in this test"):
+        assert backends.resolve_backend("auto") == "cpu"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a second warning would raise here
+        assert backends.resolve_backend("auto") == "cpu"
+
+
+def test_gpu_without_device_is_a_clear_error(no_gpu):
+    with pytest.raises(gpuqueens.BackendUnavailableError, match="no device in this test"):
+        backends.resolve_backend("gpu")
+    with pytest.raises(gpuqueens.BackendUnavailableError):
+        gpuqueens.count(8, backend="gpu")
+
+
+def test_environment_variable_sets_the_default(no_gpu, monkeypatch):
+    monkeypatch.setenv("GPUQUEENS_BACKEND", "cpu")
+    assert backends.resolve_backend(None) == "cpu"
+    assert gpuqueens.nqueens(6).backend == "cpu"
+    monkeypatch.setenv("GPUQUEENS_BACKEND", "gpu")
+    with pytest.raises(gpuqueens.BackendUnavailableError):
+        backends.resolve_backend(None)
+    monkeypatch.setenv("GPUQUEENS_BACKEND", "quantum")
+    with pytest.raises(ValueError, match="GPUQUEENS_BACKEND"):
+        backends.resolve_backend(None)
+
+
+def test_auto_result_says_which_backend_ran(no_gpu):
+    with pytest.warns(gpuqueens.GPUFallbackWarning):
+        result = gpuqueens.nqueens(8, backend="auto")
+    assert result.backend == "cpu" and result.total == 92
+
+
+def test_probe_never_raises():
+    usable, reason = backends.gpu_status()
+    assert isinstance(usable, bool) and isinstance(reason, str)
+
+
+def test_broken_cupy_import_is_reported_not_raised(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def failing_import(name, *args, **kwargs):
+        if name == "cupy":
+            raise ImportError("libcuda.so.1: cannot open shared object file")
+        return real_import(name, *args, **kwargs)
+
+    backends.gpu_status.cache_clear()
+    monkeypatch.setattr(builtins, "__import__", failing_import)
+    try:
+        usable, reason = backends.gpu_status()
+    finally:
+        backends.gpu_status.cache_clear()
+    assert not usable and "libcuda" in reason

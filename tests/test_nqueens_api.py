@@ -1,0 +1,90 @@
+"""The public N-Queens API: answers, the result object, bad input, checkpoints."""
+
+import concurrent.futures
+
+import pytest
+
+import gpuqueens
+from gpuqueens.nqueens.plan import plan_for, solve_unit, work_units
+from oeis import total, unique
+
+
+@pytest.mark.parametrize("n", range(1, 13))
+def test_count_cpu_matches_published(n):
+    assert gpuqueens.count(n, backend="cpu") == total(n)
+    assert gpuqueens.count(n, unique=True, backend="cpu") == unique(n)
+
+
+def test_result_object():
+    result = gpuqueens.nqueens(8, backend="cpu")
+    assert (result.n, result.total, result.unique, result.backend) == (8, 92, 12, "cpu")
+    assert result.seconds >= 0 and "CPU" in result.device
+    assert "92" in str(result) and "cpu" in str(result)
+    assert "<table>" in result._repr_html_() and "92" in result._repr_html_()
+
+
+def test_counts_are_python_ints():
+    result = gpuqueens.nqueens(10, backend="cpu")
+    assert type(result.total) is int and type(result.unique) is int
+
+
+@pytest.mark.parametrize("bad", [True, False, 8.0, "8", None, 3 + 0j, [8]])
+def test_non_integer_sizes_are_refused(bad):
+    with pytest.raises(TypeError, match="integer"):
+        gpuqueens.count(bad, backend="cpu")
+
+
+@pytest.mark.parametrize("bad", [0, -1, -100])
+def test_too_small_sizes_are_refused(bad):
+    with pytest.raises(ValueError, match="at least 1"):
+        gpuqueens.count(bad, backend="cpu")
+
+
+@pytest.mark.parametrize("bad", [33, 64, 10**9])
+def test_too_large_sizes_are_refused_with_the_limit(bad):
+    with pytest.raises(ValueError, match="n=32"):
+        gpuqueens.count(bad, backend="cpu")
+    assert gpuqueens.MAX_N == 32
+
+
+def test_numpy_integers_are_accepted():
+    np = pytest.importorskip("numpy")
+    assert gpuqueens.count(np.int64(6), backend="cpu") == 4
+
+
+def test_unique_must_be_a_bool():
+    with pytest.raises(TypeError):
+        gpuqueens.count(8, unique="yes", backend="cpu")
+
+
+def test_unknown_backend_is_refused():
+    with pytest.raises(ValueError, match="backend"):
+        gpuqueens.count(8, backend="tpu")
+
+
+def test_units_partition_the_prefixes():
+    """Units cover every prefix once, so their results add up to the answer."""
+    for n in (9, 20):
+        plan = plan_for(n)
+        units = work_units(plan, "cpu")
+        assert len(units) == plan.unit_count
+        assert len({u.key for u in units}) == len(units)
+        if n == 9:
+            results = [solve_unit(u.payload) for u in units]
+            assert tuple(map(sum, zip(*results))) == (total(n), unique(n))
+
+
+def test_checkpoint_resume_and_executor(tmp_path):
+    path = tmp_path / "run.sqlite"
+    first = gpuqueens.nqueens(11, backend="cpu", checkpoint=path)
+    again = gpuqueens.nqueens(11, backend="cpu", checkpoint=path)
+    assert (first.total, first.unique) == (again.total, again.unique) == (total(11), unique(11))
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        assert gpuqueens.count(11, backend="cpu", executor=pool) == total(11)
+
+
+def test_checkpoint_of_another_size_is_refused(tmp_path):
+    path = tmp_path / "run.sqlite"
+    gpuqueens.count(9, backend="cpu", checkpoint=path)
+    with pytest.raises(gpuqueens.CheckpointError):
+        gpuqueens.count(10, backend="cpu", checkpoint=path)
