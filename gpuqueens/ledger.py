@@ -45,6 +45,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 __all__ = [
+    "stored_job",
     "FORMAT_VERSION",
     "CheckpointError",
     "Ledger",
@@ -88,8 +89,12 @@ def _payload_identity(payload: Any) -> Any:
     """A deterministic, JSON-ready description of a unit payload, for the unit-list digest.
 
     Plain data (numbers, strings, tuples, lists, dicts, ``range``) and NumPy arrays are
-    described exactly; anything else falls back to ``repr``, which should then be stable.
+    described exactly; an object with a ``ledger_identity()`` method is described by what
+    that returns (so a payload can leave out what may change between runs, such as the
+    backend); anything else falls back to ``repr``, which should then be stable.
     """
+    if hasattr(payload, "ledger_identity"):
+        return _payload_identity(payload.ledger_identity())
     if payload is None or isinstance(payload, (bool, str)):
         return payload
     if isinstance(payload, numbers.Integral):
@@ -377,6 +382,27 @@ def _initialise_or_verify(
         results[key] = result
     _use_wal(db)
     return results
+
+
+def stored_job(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The job recorded in an existing ledger, or ``None`` if there is no readable one.
+
+    Read-only and forgiving: it only lets a caller rebuild the plan a checkpoint was
+    started with; :meth:`Ledger.open` still does every check.
+    """
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        return None
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            row = db.execute("SELECT job FROM header").fetchone()
+        finally:
+            db.close()
+        job = json.loads(row[0]) if row else None
+    except (sqlite3.Error, ValueError, TypeError):
+        return None
+    return job if isinstance(job, dict) else None
 
 
 def _use_wal(db: sqlite3.Connection) -> None:

@@ -64,12 +64,12 @@ def test_unknown_backend_is_refused():
 
 def test_units_partition_the_prefixes():
     """Units cover every prefix once, so their results add up to the answer."""
-    for n in (9, 20):
-        plan = plan_for(n)
+    for n in (9, 16, 20):
+        plan = plan_for(n, "cpu")
         units = work_units(plan, "cpu")
         assert len(units) == plan.unit_count
         assert len({u.key for u in units}) == len(units)
-        if n == 9:
+        if n <= 16:
             results = [solve_unit(u.payload) for u in units]
             assert tuple(map(sum, zip(*results))) == (total(n), unique(n))
 
@@ -88,3 +88,28 @@ def test_checkpoint_of_another_size_is_refused(tmp_path):
     gpuqueens.count(9, backend="cpu", checkpoint=path)
     with pytest.raises(gpuqueens.CheckpointError):
         gpuqueens.count(10, backend="cpu", checkpoint=path)
+
+
+def test_checkpoint_identity_ignores_the_backend():
+    """A run checkpointed on one backend can be resumed on the other: same unit digest."""
+    from gpuqueens.ledger import units_digest
+
+    plan = plan_for(21, "gpu")
+    assert units_digest(work_units(plan, "cpu")) == units_digest(work_units(plan, "gpu"))
+    other = plan_for(20, "gpu")
+    assert units_digest(work_units(plan, "cpu")) != units_digest(work_units(other, "cpu"))
+
+
+def test_resume_keeps_the_plan_of_the_checkpoint(tmp_path):
+    """A checkpoint started with another plan (as the GPU would choose) is resumed with it."""
+    from gpuqueens.nqueens import Plan
+    from gpuqueens.nqueens import _resumed_plan
+    from gpuqueens.runner import run_units
+
+    plan = Plan(12, 4, 3)  # not the CPU default for n=12
+    path = tmp_path / "gpu-started.sqlite"
+    units = work_units(plan, "cpu")
+    run_units(units, solve_unit, job=plan.job(), checkpoint=path, progress=False)
+    assert _resumed_plan(path, 12) == plan
+    assert _resumed_plan(path, 13) is None
+    assert gpuqueens.count(12, backend="cpu", checkpoint=path) == total(12)

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from .._checks import check_board_size
 from ..backends import device_name, resolve_backend
 from ..runner import run_units
-from .plan import plan_for, solve_unit, work_units
+from ..ledger import stored_job
+from .plan import Plan, plan_for, solve_unit, work_units
 
 __all__ = ["NQueensResult", "count", "nqueens"]
 
@@ -50,6 +51,13 @@ def _small_board(n: int) -> tuple[int, int] | None:
     return {1: (1, 1), 2: (0, 0), 3: (0, 0)}.get(n)
 
 
+def _resumed_plan(checkpoint, n: int) -> Plan | None:
+    """A checkpoint keeps the plan it was started with, whichever backend resumes it."""
+    job = stored_job(checkpoint) if checkpoint is not None else None
+    plan = Plan.from_job(job) if job else None
+    return plan if plan is not None and plan.n == n else None
+
+
 def nqueens(
     n: int,
     *,
@@ -64,7 +72,8 @@ def nqueens(
       the CPU with one warning), ``"gpu"``, ``"cpu"``, or ``None`` for the
       ``GPUQUEENS_BACKEND`` environment variable, which itself defaults to ``"auto"``.
     * ``checkpoint``: a SQLite file that records each finished work unit; rerun the same
-      call after a crash and it resumes where it stopped.
+      call after a crash and it resumes where it stopped (on either backend: the run keeps
+      the unit plan it was started with).
     * ``executor``: any :class:`concurrent.futures.Executor` (e.g. a Dask cluster's) to
       spread the work units; ``None`` runs them in this process.
     * ``progress``: show a progress bar (``None``: when stderr is a terminal or a notebook).
@@ -82,7 +91,7 @@ def nqueens(
     if small is not None:
         total, unique = small
     else:
-        plan = plan_for(n)
+        plan = _resumed_plan(checkpoint, n) or plan_for(n, used)
         results = run_units(
             work_units(plan, used), solve_unit, job=plan.job(), executor=executor,
             checkpoint=checkpoint, progress=progress, description=f"n={n} [{used}]",

@@ -15,7 +15,7 @@ import numpy as np
 from ..runner import WorkUnit
 from .prefixes import Prefixes, enumerate_prefixes, expand_prefixes
 
-__all__ = ["Plan", "plan_for", "work_units", "solve_unit", "GPU_TARGET_PREFIXES"]
+__all__ = ["Plan", "UnitPayload", "plan_for", "work_units", "solve_unit", "GPU_TARGET_PREFIXES"]
 
 #: The GPU expands a unit's prefixes until there are at least this many (several waves of
 #: threads on a large GPU), so that uneven subtrees even out.
@@ -37,30 +37,59 @@ class Plan:
         return {"problem": "nqueens", "format": 1, "n": self.n,
                 "unit_row": self.unit_row, "units": self.unit_count}
 
+    @classmethod
+    def from_job(cls, job: dict) -> "Plan | None":
+        """The plan a checkpoint's job was made with, if it is an N-Queens job of this format."""
+        if job.get("problem") != "nqueens" or job.get("format") != 1:
+            return None
+        try:
+            return cls(int(job["n"]), int(job["unit_row"]), int(job["units"]))
+        except (KeyError, TypeError, ValueError):
+            return None
 
-def plan_for(n: int) -> Plan:
-    """The plan for an n×n board (n >= 4).
 
-    One unit up to n=19 (a few seconds on a GPU); from n=20 on, four times more units per
-    size step (each n costs roughly 8-10 times the previous one), up to 4096.
+#: From this n on, each size step gets four times more units (each n costs ~8-10x the
+#: previous one), so that a unit stays at seconds of work: the GPU needs big units to
+#: fill the device, the CPU is ~1000 times slower and cuts earlier.
+FIRST_SPLIT_N = {"cpu": 15, "gpu": 20}
+MAX_UNITS = 4096
+
+
+def plan_for(n: int, backend: str = "gpu") -> Plan:
+    """The default plan for an n×n board (n >= 4) on a backend.
 
     >>> plan_for(8)
     Plan(n=8, unit_row=5, unit_count=1)
-    >>> plan_for(22)
-    Plan(n=22, unit_row=5, unit_count=64)
+    >>> plan_for(22, "gpu"), plan_for(16, "cpu")
+    (Plan(n=22, unit_row=5, unit_count=64), Plan(n=16, unit_row=5, unit_count=16))
     """
     unit_row = max(2, min(5, n - 2))
-    unit_count = 1 if n < 20 else min(4096, 4 ** (n - 19))
+    first = FIRST_SPLIT_N[backend]
+    unit_count = 1 if n < first else min(MAX_UNITS, 4 ** (n - first + 1))
     return Plan(n, unit_row, unit_count)
 
 
+@dataclass(frozen=True)
+class UnitPayload:
+    """What a worker needs for one unit: the backend to run on and the unit's prefixes."""
+
+    backend: str
+    prefixes: Prefixes
+
+    def ledger_identity(self) -> list:
+        """The unit's identity in a checkpoint: its prefixes, not the backend (resume anywhere)."""
+        p = self.prefixes
+        return [p.n, p.mark, p.left, p.down, p.right, p.cols, p.b1, p.corner]
+
+
 def work_units(plan: Plan, backend: str) -> list[WorkUnit]:
-    """The units of ``plan``; each payload is ``(backend, prefixes of the unit)``."""
+    """The units of ``plan``, each a contiguous slice of the prefixes at the unit row."""
     prefixes = enumerate_prefixes(plan.n, plan.unit_row)
     bounds = np.linspace(0, len(prefixes), plan.unit_count + 1).round().astype(int)
     width = len(str(plan.unit_count - 1))
     return [
-        WorkUnit(f"u{index:0{width}d}", (backend, prefixes.take(slice(int(a), int(b)))), weight=float(b - a))
+        WorkUnit(f"u{index:0{width}d}", UnitPayload(backend, prefixes.take(slice(int(a), int(b)))),
+                 weight=float(max(b - a, 1)))
         for index, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))
     ]
 
@@ -72,10 +101,10 @@ def gpu_batch(prefixes: Prefixes) -> Prefixes:
     return prefixes
 
 
-def solve_unit(payload: tuple[str, Prefixes]) -> tuple[int, int]:
+def solve_unit(payload: UnitPayload) -> tuple[int, int]:
     """Count one unit: ``(total, unique)`` of the solutions below its prefixes."""
-    backend, prefixes = payload
-    if backend == "gpu":
+    prefixes = payload.prefixes
+    if payload.backend == "gpu":
         from .gpu import count_prefixes_gpu
 
         return count_prefixes_gpu(gpu_batch(prefixes))
