@@ -125,7 +125,7 @@ class _Search:
         return pos
 
     def _leaves(self, free: np.ndarray, flags: np.ndarray) -> None:
-        leaf = np.flatnonzero(free)  # the last row has at most one free column
+        leaf = np.flatnonzero(free != 0)  # the last row has at most one free column
         if self.case.corner:
             weight = np.full(leaf.size, 8, dtype=np.int64)
         else:

@@ -104,18 +104,24 @@ def split_bits(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """One child per set bit: returns ``(parent index, bit)`` for every child.
 
     Children come grouped by the rank of their bit (all lowest bits first), not by parent;
-    callers that need lexicographic order sort by parent (stable).
+    callers that need lexicographic order sort by parent (stable). Compacting an array
+    costs ~20 times an elementwise operation, so the active set is compacted only when
+    it has shrunk to a quarter.
     """
-    index = np.flatnonzero(free)
-    rest = free[index]
+    rest = free.copy()
+    index = None  # the parent index of each element of `rest`; None: the identity
     parents, bits = [], []
-    while index.size:
+    while True:
         low = rest & np.negative(rest)  # lowest set bit (unsigned negation wraps)
-        parents.append(index)
-        bits.append(low)
-        rest = rest ^ low
-        keep = rest != 0
-        index, rest = index[keep], rest[keep]
+        active = np.flatnonzero(low != 0)
+        if active.size == 0:
+            break
+        parents.append(active if index is None else index[active])
+        bits.append(low[active])
+        rest ^= low
+        if active.size * 4 < rest.size:
+            rest = rest[active]
+            index = active if index is None else index[active]
     if not parents:
         return np.empty(0, dtype=np.intp), np.empty(0, dtype=free.dtype)
     return np.concatenate(parents), np.concatenate(bits)

@@ -1,0 +1,67 @@
+"""Time the NumPy path against the seed program's single-thread CPU mode, in one run.
+
+    python bench/cpu_vs_seed.py 15 [--repeat 5] [--seed-tool peers/seed_nqueens.sh]
+
+Needs the seed tool copied by bench/prepare_peers.sh (or ../shared/tools/seed_nqueens.sh)
+and nvcc to build it. Both programs are run alternately, ``--repeat`` times each; the
+table shows the median seconds and the ratio ours/seed (the issue's target: <= 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import subprocess
+import time
+from pathlib import Path
+
+import gpuqueens
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def seed_seconds(tool: Path, n: int) -> tuple[float, int]:
+    """Run the seed in CPU mode for one n; return its own reported time and total."""
+    out = subprocess.run(["bash", str(tool), "-c", str(n), str(n)], capture_output=True,
+                         text=True, check=True).stdout
+    match = re.search(rf"^\s*{n}:\s+(\d+)\s+(\d+)\s+(\d+):(\d+):(\d+):(\d+)\.(\d+)", out, re.M)
+    if not match:
+        raise RuntimeError(f"could not read the seed's output:\n{out}")
+    total = int(match.group(1))
+    d, h, m, s, frac = (int(g) for g in match.groups()[2:])
+    return ((d * 24 + h) * 60 + m) * 60 + s + frac / 100, total
+
+
+def ours_seconds(n: int) -> tuple[float, int]:
+    start = time.perf_counter()
+    total = gpuqueens.count(n, backend="cpu", progress=False)
+    return time.perf_counter() - start, total
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("n", type=int, nargs="+")
+    parser.add_argument("--repeat", type=int, default=5)
+    default_tool = ROOT / "peers" / "tools" / "seed_nqueens.sh"
+    if not default_tool.exists():
+        default_tool = ROOT.parent / "shared" / "tools" / "seed_nqueens.sh"
+    parser.add_argument("--seed-tool", type=Path, default=default_tool)
+    args = parser.parse_args()
+    seed_seconds(args.seed_tool, 8)  # build once, outside the timings
+    print(f"{'n':>3} {'total':>14} {'seed -c [s]':>12} {'numpy [s]':>10} {'ratio':>6}")
+    for n in args.n:
+        seed, ours = [], []
+        for _ in range(args.repeat):
+            s, seed_total = seed_seconds(args.seed_tool, n)
+            o, our_total = ours_seconds(n)
+            if seed_total != our_total:
+                raise SystemExit(f"n={n}: totals differ, seed {seed_total} vs ours {our_total}")
+            seed.append(s)
+            ours.append(o)
+        s, o = statistics.median(seed), statistics.median(ours)
+        print(f"{n:>3} {our_total:>14} {s:>12.3f} {o:>10.3f} {o / s:>6.2f}")
+
+
+if __name__ == "__main__":
+    main()
