@@ -3,8 +3,8 @@
 import pytest
 
 import gpuqueens
-from gpuqueens.nqueens.cpu import count_prefixes_cpu
-from gpuqueens.nqueens.prefixes import enumerate_prefixes
+from gpuqueens.problems.nqueens.cpu import count_prefixes_cpu
+from gpuqueens.problems.nqueens.prefixes import enumerate_prefixes
 
 
 @pytest.mark.parametrize("n", [10, 12, 13, 14, 15])

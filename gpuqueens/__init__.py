@@ -5,6 +5,8 @@
 92
 >>> gpuqueens.count(8, unique=True)
 12
+>>> gpuqueens.matchstick_counts(1, 1)
+[1, 0, 0, 0, 1]
 
 The GPU is used when CuPy is installed and a CUDA device works; otherwise everything runs
 on the CPU with NumPy and gives the same numbers.
@@ -13,7 +15,8 @@ on the CPU with NumPy and gives the same numbers.
 from ._checks import MAX_N
 from .backends import BackendUnavailableError, GPUFallbackWarning
 from .ledger import CheckpointError
-from .nqueens import NQueensResult, count, nqueens
+from .problems.matchsticks import MatchstickTable, matchstick_counts, matchstick_table, matchsticks
+from .problems.nqueens import NQueensResult, count, nqueens
 
 __version__ = "0.1.0"
 
@@ -21,6 +24,10 @@ __all__ = [
     "count",
     "nqueens",
     "NQueensResult",
+    "matchsticks",
+    "matchstick_counts",
+    "matchstick_table",
+    "MatchstickTable",
     "MAX_N",
     "BackendUnavailableError",
     "GPUFallbackWarning",

@@ -30,7 +30,7 @@ def add_run_options(parser: argparse.ArgumentParser, *, checkpoint: bool = True)
 
 
 def _run_nqueens(args: argparse.Namespace) -> int:
-    from .nqueens import nqueens
+    from .problems.nqueens import nqueens
 
     for n in args.n:
         result = nqueens(n, backend=args.backend, checkpoint=args.checkpoint, progress=args.progress)
@@ -49,6 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
     queens.add_argument("--unique", action="store_true", help="print only the unique count")
     add_run_options(queens)
     queens.set_defaults(handler=_run_nqueens)
+
+    from .problems.matchsticks.cli import register
+
+    register(commands)
 
     return parser
 

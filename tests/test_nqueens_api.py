@@ -5,7 +5,7 @@ import concurrent.futures
 import pytest
 
 import gpuqueens
-from gpuqueens.nqueens.plan import plan_for, solve_unit, work_units
+from gpuqueens.problems.nqueens.plan import plan_for, solve_unit, work_units
 from oeis import total, unique
 
 
@@ -102,8 +102,8 @@ def test_checkpoint_identity_ignores_the_backend():
 
 def test_resume_keeps_the_plan_of_the_checkpoint(tmp_path):
     """A checkpoint started with another plan (as the GPU would choose) is resumed with it."""
-    from gpuqueens.nqueens import Plan
-    from gpuqueens.nqueens import _resumed_plan
+    from gpuqueens.problems.nqueens import Plan
+    from gpuqueens.problems.nqueens import _resumed_plan
     from gpuqueens.runner import run_units
 
     plan = Plan(12, 4, 3)  # not the CPU default for n=12

@@ -5,8 +5,8 @@ import itertools
 import numpy as np
 import pytest
 
-from gpuqueens.nqueens.cpu import classify_leaves, count_prefixes_cpu
-from gpuqueens.nqueens.prefixes import enumerate_prefixes, expand_prefixes
+from gpuqueens.problems.nqueens.cpu import classify_leaves, count_prefixes_cpu
+from gpuqueens.problems.nqueens.prefixes import enumerate_prefixes, expand_prefixes
 from oeis import total, unique
 
 
@@ -97,3 +97,11 @@ def test_empty_prefix_set_counts_zero():
     assert count_prefixes_cpu(prefixes) == (0, 0)
     totals, uniques = count_prefixes_cpu(prefixes, per_prefix=True)
     assert totals.shape == uniques.shape == (0,)
+
+
+def test_take_accepts_lists_masks_and_slices():
+    prefixes = enumerate_prefixes(8, 3)
+    assert len(prefixes.take([])) == 0
+    assert len(prefixes.take([0, 2])) == 2
+    assert len(prefixes.take(np.arange(len(prefixes)) % 2 == 0)) == (len(prefixes) + 1) // 2
+    assert prefixes.take(slice(1, 4)).cols.shape == (3, 3)

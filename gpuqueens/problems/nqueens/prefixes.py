@@ -44,6 +44,8 @@ class Prefixes:
             indices = np.asarray(indices)
             if indices.dtype == bool:
                 indices = np.flatnonzero(indices)
+            elif indices.size == 0:
+                indices = indices.astype(np.intp)  # np.asarray([]) is float64
         pick = lambda a: a[indices]  # noqa: E731  (first axis; keeps cols 2-D)
         return Prefixes(
             self.n, self.mark, pick(self.left), pick(self.down), pick(self.right),

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..runner import WorkUnit
+from ...runner import WorkUnit
 from .prefixes import Prefixes, enumerate_prefixes, expand_prefixes
 
 __all__ = ["Plan", "UnitPayload", "plan_for", "work_units", "solve_unit", "GPU_TARGET_PREFIXES"]

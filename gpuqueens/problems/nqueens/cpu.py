@@ -151,7 +151,7 @@ def count_prefixes_cpu(prefixes: Prefixes, *, per_prefix: bool = False):
     Returns ``(total, unique)`` as Python ints, or with ``per_prefix=True`` two int64
     arrays with each prefix's contribution.
 
-    >>> from gpuqueens.nqueens.prefixes import enumerate_prefixes
+    >>> from gpuqueens.problems.nqueens.prefixes import enumerate_prefixes
     >>> count_prefixes_cpu(enumerate_prefixes(8, 3))
     (92, 12)
     """

@@ -14,10 +14,10 @@ import os
 import time
 from dataclasses import dataclass
 
-from .._checks import check_board_size
-from ..backends import device_name, resolve_backend
-from ..runner import run_units
-from ..ledger import stored_job
+from ..._checks import check_board_size
+from ...backends import device_name, resolve_backend
+from ...runner import run_units
+from ...ledger import stored_job
 from .plan import Plan, plan_for, solve_unit, work_units
 
 __all__ = ["NQueensResult", "count", "nqueens"]

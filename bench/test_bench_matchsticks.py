@@ -1,0 +1,27 @@
+"""CPU benchmarks of the matchstick solvers (run: python -m pytest bench --benchmark-only)."""
+
+import pytest
+
+from gpuqueens.problems.matchsticks.squares import table_rows
+from gpuqueens.problems.matchsticks.transfer import count_by_removed
+
+
+@pytest.mark.parametrize("top", [16, None], ids=["R0-16", "all-R"])
+def test_transfer_10x10(benchmark, top):
+    """Problem 1 on 10×10: R = 0..16 (target < 1 s) and the whole distribution (< 10 s)."""
+    counts = benchmark(count_by_removed, 10, 10, top)
+    assert counts[:5] == [1, 212, 22278, 1547004, 79847833]
+
+
+@pytest.mark.parametrize("m", [4, 5])
+def test_table(benchmark, m):
+    """Problem 3: the S = 0..14 table."""
+    rows = benchmark.pedantic(table_rows, args=(m, m, range(15)), rounds=1, iterations=1)
+    assert len(rows) == 15
+
+
+@pytest.mark.parametrize("s", [0, 3])
+def test_table_6x6_single_rows(benchmark, s):
+    """Problem 3 on 6×6, one S at a time (the rows with few solutions are quick)."""
+    rows = benchmark.pedantic(table_rows, args=(6, 6, [s]), rounds=1, iterations=1)
+    assert rows[0][1] is not None

@@ -1,0 +1,46 @@
+"""Sizes of an M×N matchstick grid, and the orientation every solver works in.
+
+An M×N grid of unit squares has (M+1)×(N+1) grid points, ``(M+1)·N`` horizontal and
+``M·(N+1)`` vertical sticks, and ``Σ_u (M-u+1)(N-u+1)`` squares of sizes u = 1..min(M, N).
+The problems are symmetric under transposition, so the solvers sweep along the longer side
+with columns of ``short + 1`` points: the state of a sweep grows with the column height.
+
+>>> stick_count(2, 3), square_count(2, 3)
+(17, 8)
+>>> orient(5, 3)
+(3, 5)
+"""
+
+from __future__ import annotations
+
+from ..._checks import check_int
+
+__all__ = ["stick_count", "square_count", "orient", "check_grid"]
+
+
+def stick_count(m: int, n: int) -> int:
+    """Number of sticks E = M(N+1) + N(M+1) of an M×N grid.
+
+    >>> stick_count(10, 10)
+    220
+    """
+    return m * (n + 1) + n * (m + 1)
+
+
+def square_count(m: int, n: int) -> int:
+    """Number of squares of every size in an M×N grid (all of them survive with R = 0).
+
+    >>> square_count(4, 4), square_count(6, 6)
+    (30, 91)
+    """
+    return sum((m - u + 1) * (n - u + 1) for u in range(1, min(m, n) + 1))
+
+
+def orient(m: int, n: int) -> tuple[int, int]:
+    """``(short, long)``: column height in squares and number of columns of squares."""
+    return (m, n) if m <= n else (n, m)
+
+
+def check_grid(m: object, n: object) -> tuple[int, int]:
+    """Check grid sizes: integers of at least 1 (bool, float and str are refused)."""
+    return check_int("m", m, low=1), check_int("n", n, low=1)

@@ -1,0 +1,411 @@
+"""Problems 2 and 3: configurations by removed sticks *and* surviving squares.
+
+A square of size u with top-left grid point (r, c) survives when its left side (the u
+vertical sticks of point column c, rows r..r+u-1), its right side (column c+u), its top
+(row r, u horizontal sticks from column c) and its bottom (row r+u) all remain. The sweep
+of :mod:`.transfer` (points column by column, top to bottom; h = the shorter side) is
+extended by what the future needs to know about squares:
+
+* ``t``: the top of the run of present vertical sticks ending at the current point, i.e.
+  the smallest t with the sticks between rows t..i of this column all present (``t = i``
+  when the stick from above is missing; ``up = t < i``);
+* *open squares*: for each row pair (r, r+u), which squares with that top and bottom row
+  have an intact left side and intact top/bottom so far and are still waiting for their
+  right side. Their left columns c lie in a window of at most ``k = min(u, w-u+1)``
+  consecutive columns, so each (r, u) keeps a k-bit *group* indexed by ``c mod k``;
+* ``s``: squares completed so far (only squares accumulate, so ``s > S_max`` is dropped).
+
+Everything about squares with rows (r, r+u) in column j is settled at the point
+(i = r+u, j), when the vertical sticks r..i-1 (via t), the right stick of row r (already in
+the frontier) and that of row i (being decided) are known: the square opened at c = j-u
+closes (survives when t <= r), the others stay open when both right sticks are present,
+and a new one opens at c = j when its left side is intact and both right sticks present.
+
+The state is a packed bit key (several ``uint64`` words) and the DP is sparse: arrays of
+keys, merged after every point by sorting. Two value kinds:
+
+* ``table`` mode (problem 3): per (state, s) the pair (fewest R so far, number of ways to
+  reach it with that R), the (min, +) semiring. This is exact because the future of a
+  partial configuration depends only on its state: of two partial configurations in the
+  same (state, s), the one with more removed sticks can never give the fewest R for any
+  final S, so it may be forgotten.
+* ``exact`` mode (problem 2): R is part of the key (pruned above the R asked and when the
+  sticks left cannot reach it), values are counts.
+
+Counts are residues modulo primes below 2^31 (:mod:`.modular`): a merged group of up to
+2^33 residues sums without wrapping ``uint64``; the primes' product exceeds C(E, E/2).
+
+>>> table_rows(2, 2, range(6))
+[(0, 4, 4), (1, 2, 2), (2, 2, 4), (3, 1, 4), (4, None, 0), (5, 0, 1)]
+>>> count_exact(2, 2, removed=2, squares=1)
+2
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .grid import orient, square_count, stick_count
+from .bounds import INFINITE, UnitSquareBound
+from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
+
+__all__ = ["KeyLayout", "SweepStats", "sweep", "table_rows", "count_exact",
+           "MAX_TABLE_SHORT_SIDE", "MAX_EXACT_SHORT_SIDE"]
+
+#: Measured (docs/matchsticks.md): the live entries grow ~10-30x per unit of the short side
+#: (table: 4×4 3·10^4, 5×5 1.1·10^6, 6×6 up to 1.8·10^7 per S and past 2·10^7 for S = 12),
+#: so the public API stops at 5; table_rows(6, 6, [S]) works for most single S.
+MAX_TABLE_SHORT_SIDE = 5
+MAX_EXACT_SHORT_SIDE = 5
+#: From this short side on, the table runs one sweep per S (measured faster for 6×6).
+SEPARATE_SQUARES_FROM = 6
+#: Guard for long grids: ~100 bytes per live entry, so 2·10^7 entries stay within ~2 GB.
+MAX_ENTRIES = 20_000_000
+
+U64 = np.uint64
+ONE = U64(1)
+
+
+@dataclass(frozen=True)
+class Field:
+    word: int
+    shift: int
+    width: int
+
+    @property
+    def mask(self) -> np.uint64:
+        return U64((1 << self.width) - 1)
+
+
+class KeyLayout:
+    """Bit fields of the packed state key; no field straddles two 64-bit words.
+
+    >>> layout = KeyLayout(2, 2, max_squares=5)
+    >>> layout.words, sorted(layout.groups)
+    (1, [(0, 1), (0, 2), (1, 1)])
+    """
+
+    def __init__(self, h: int, w: int, max_squares: int, max_removed: int | None = None):
+        self.h, self.w = h, w
+        self.fields: dict[object, Field] = {}
+        self.groups: dict[tuple[int, int], int] = {}  # (r, u) -> slots k
+        self._word, self._used = 0, 0
+        self._add("H", h + 1)
+        self._add("t", max(1, h.bit_length()))
+        for u in range(1, h + 1):
+            for r in range(h - u + 1):
+                k = min(u, w - u + 1)
+                self.groups[r, u] = k
+                self._add(("g", r, u), k)
+        self._add("s", max(1, max_squares.bit_length()))
+        if max_removed is not None:
+            self._add("r", max(1, max_removed.bit_length()))
+        self.words = self._word + 1
+
+    def _add(self, name: object, width: int) -> None:
+        if self._used + width > 64:
+            self._word, self._used = self._word + 1, 0
+        self.fields[name] = Field(self._word, self._used, width)
+        self._used += width
+
+    def get(self, keys: list[np.ndarray], name: object) -> np.ndarray:
+        f = self.fields[name]
+        return (keys[f.word] >> U64(f.shift)) & f.mask
+
+    def put(self, keys: list[np.ndarray], name: object, value) -> None:
+        """Overwrite a field in place (``value`` fits its width)."""
+        f = self.fields[name]
+        word = keys[f.word] & ~(f.mask << U64(f.shift))
+        keys[f.word] = word | (np.asarray(value, dtype=U64) << U64(f.shift))
+
+
+@dataclass
+class SweepStats:
+    """Size of the sparse DP: the most (state, s[, r]) entries alive after a point, and time."""
+
+    max_states: int = 0
+    steps: int = 0
+    seconds: float = 0.0
+    per_column: list[int] = field(default_factory=list)
+
+
+def _bit(value: np.ndarray, k: int) -> np.ndarray:
+    return (value >> U64(k)) & ONE
+
+
+def _merge(keys, removed, counts, primes, table_mode):
+    """Merge equal keys: (min R, counts at min R) in table mode, summed counts otherwise."""
+    if len(keys[0]) == 0:
+        return keys, removed, counts
+    if len(keys) == 1:
+        order = np.argsort(keys[0], kind="stable")
+    else:
+        order = np.lexsort(keys[::-1])
+    keys = [k[order] for k in keys]
+    counts = counts[order]
+    change = np.zeros(len(order), dtype=bool)
+    change[0] = True
+    for k in keys:
+        change[1:] |= k[1:] != k[:-1]
+    starts = np.flatnonzero(change)
+    keys = [k[starts] for k in keys]
+    if table_mode:
+        removed = removed[order]
+        fewest = np.minimum.reduceat(removed, starts)
+        sizes = np.diff(np.append(starts, len(order)))
+        counts = counts * (removed == np.repeat(fewest, sizes))[:, None]
+        removed = fewest
+    counts = np.add.reduceat(counts, starts, axis=0) % primes
+    return keys, removed, counts
+
+
+def _thresholds(fewest_after: np.ndarray, caps: dict[int, int] | None, max_squares: int,
+                max_removed: int | None) -> np.ndarray:
+    """``T[σ, s]``: the most removals so far that can still end within a cap.
+
+    ``fewest_after[σ, X]`` is the fewest future removals completing at most X unit squares.
+    Table mode: ``max over S' >= s of caps[S'] - fewest_after[σ, S' - s]``; exact mode: the
+    same with the single target (S, R).
+    """
+    fewest = fewest_after.astype(np.int64)
+    fewest[fewest_after == INFINITE] = 1 << 20
+    slack_top = fewest.shape[1] - 1
+    targets = {max_squares: max_removed} if caps is None else caps
+    out = np.full((fewest.shape[0], max_squares + 1), -1, dtype=np.int64)
+    for target, cap in targets.items():
+        slack = np.minimum(target - np.arange(target + 1), slack_top)
+        np.maximum(out[:, : target + 1], cap - fewest[:, slack], out=out[:, : target + 1])
+    return out
+
+
+def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
+          first_column: int | None = None, stats: SweepStats | None = None,
+          caps: dict[int, int] | None = None, max_entries: int = MAX_ENTRIES):
+    """Run the sparse DP over the whole grid.
+
+    ``max_removed=None`` selects table mode; an int selects exact mode for R = max_removed.
+    ``first_column`` (bit i: the vertical stick below point i of column 0 remains) restricts
+    the sweep to one work unit. Returns ``(s, removed, residues, primes)`` arrays over the
+    final entries: squares, fewest R (table mode) or R (exact mode), and residues.
+    """
+    h, w = orient(m, n)
+    sticks = stick_count(h, w)
+    table_mode = max_removed is None
+    layout = KeyLayout(h, w, max_squares, None if table_mode else max_removed)
+    primes_list = primes_for_bound(binomial_bound(sticks, max_removed), NARROW_PRIME_LIMIT)
+    primes = np.array(primes_list, dtype=U64)
+    keys = [np.zeros(1, dtype=U64) for _ in range(layout.words)]
+    removed = np.zeros(1, dtype=np.int64)
+    counts = np.ones((1, len(primes)), dtype=U64)
+    decided = 0
+    bound = UnitSquareBound(h, w, max_squares)
+    if table_mode and caps is None:
+        caps = {q: sticks for q in range(max_squares + 1)}
+    stats = stats if stats is not None else SweepStats()
+    begin = time.perf_counter()
+    for j in range(w + 1):
+        has_right = j < w
+        for i in range(h + 1):
+            has_down = i < h
+            decided += has_down + has_right
+            p = j * (h + 1) + i
+            left = _bit(layout.get(keys, "H"), i)
+            t = layout.get(keys, "t")
+            up = (t < U64(i)).astype(U64)
+            closed = np.zeros(len(t), dtype=U64)
+            kept = [list(keys), list(keys)]  # resolved keys for right = 0 and right = 1
+            for u in range(1, i + 1):
+                r = i - u
+                k = layout.groups[r, u]
+                name = ("g", r, u)
+                group = layout.get(keys, name)
+                vertical = t <= U64(r)  # the sticks between rows r..i of column j remain
+                if j - u >= 0:
+                    slot = U64((j - u) % k)
+                    closed += ((group >> slot) & ONE) & vertical
+                    group = group & ~(ONE << slot)
+                top_kept = _bit(layout.get(keys, "H"), r).astype(bool)
+                group = np.where(top_kept, group, U64(0))
+                if j <= w - u:
+                    group = group | ((vertical & top_kept).astype(U64) << U64(j % k))
+                layout.put(kept[0], name, U64(0))
+                layout.put(kept[1], name, group)
+            squares = layout.get(keys, "s") + closed
+            threshold = _thresholds(bound.after(p), caps, max_squares, max_removed)
+            units_after = []
+            for right in (0, 1):
+                units = np.zeros(len(t), dtype=U64)
+                for r in range(h):
+                    units |= layout.get(kept[right], ("g", r, 1)) << U64(r)
+                units_after.append(units)
+            frontier = layout.get(keys, "H") & ~(ONE << U64(i))
+            s_index = np.minimum(squares, U64(max_squares)).astype(np.int64)
+            alive = squares <= U64(max_squares)
+            parts = []
+            for right in (0, 1) if has_right else (0,):
+                for down in (0, 1) if has_down else (0,):
+                    lost = (has_down and not down) + (has_right and not right)
+                    ok = alive & ((left + up) != U64(1 - down - right) if down + right <= 1
+                                  else np.ones(len(t), dtype=bool))
+                    if not table_mode:
+                        r_new = layout.get(keys, "r") + U64(lost)
+                        # Too many removed, or too few sticks left to remove the rest.
+                        ok &= (r_new <= U64(max_removed)) & (
+                            r_new + U64(sticks - decided) >= U64(max_removed))
+                    # Prune by the unit-square relaxation (module bounds): R so far plus the
+                    # fewest future removals must fit under the cap of some S still open.
+                    small = bound.index(frontier | U64(right << i), U64(down if has_down else 0),
+                                        units_after[right])
+                    so_far = removed + lost if table_mode else r_new.astype(np.int64)
+                    ok &= so_far <= threshold[small, s_index]
+                    idx = np.flatnonzero(ok)
+                    if len(idx) == 0:
+                        continue
+                    part = [word[idx] for word in kept[right]]
+                    bits = layout.get(part, "H") & ~(ONE << U64(i))
+                    layout.put(part, "H", bits | U64(right << i))
+                    if not has_down:
+                        layout.put(part, "t", U64(0))
+                    elif not down:
+                        layout.put(part, "t", U64(i + 1))
+                    layout.put(part, "s", squares[idx])
+                    if not table_mode:
+                        layout.put(part, "r", r_new[idx])
+                    if first_column is not None and j == 0 and has_down and \
+                            down != (first_column >> i) & 1:
+                        continue
+                    parts.append((part, removed[idx] + lost, counts[idx]))
+            if not parts:
+                keys = [np.zeros(0, dtype=U64) for _ in range(layout.words)]
+                removed = np.zeros(0, dtype=np.int64)
+                counts = np.zeros((0, len(primes)), dtype=U64)
+            else:
+                keys = [np.concatenate([p[0][wd] for p in parts]) for wd in range(layout.words)]
+                removed = np.concatenate([p[1] for p in parts])
+                counts = np.concatenate([p[2] for p in parts])
+                keys, removed, counts = _merge(keys, removed, counts, primes, table_mode)
+            if len(keys[0]) > max_entries:
+                raise ValueError(
+                    f"{m}×{n}: the square-tracking DP passed {max_entries:,} live entries "
+                    f"(about {max_entries * 100 // 2**20} MiB) at column {j}; this grid is too "
+                    f"large for it (see docs/matchsticks.md for the measured growth)")
+            stats.max_states = max(stats.max_states, len(keys[0]))
+            stats.steps += 1
+        stats.per_column.append(len(keys[0]))
+    stats.seconds += time.perf_counter() - begin
+    s = layout.get(keys, "s").astype(np.int64)
+    if not table_mode:
+        removed = layout.get(keys, "r").astype(np.int64)
+    return s, removed, counts, primes_list
+
+
+def _exact_counts(counts: np.ndarray, primes: list[int]) -> list[int]:
+    return [crt([int(v) for v in row], primes) for row in counts]
+
+
+def table_rows(m: int, n: int, squares, *, first_column: int | None = None,
+               stats: SweepStats | None = None) -> list[tuple[int, int | None, int]]:
+    """Rows ``(S, fewest R, count)`` for each S asked (``(S, None, 0)`` when impossible).
+
+    Iterative deepening on R: each S starts with the cap ``ceil((h·w - S) / 2)`` (every
+    unit square beyond S must lose a stick, a stick serves at most two) and the sweep drops
+    partial configurations that cannot end at or under the cap of any S still open. An S
+    found at or under its cap is exact; the others get a larger cap (+1, +2, +4, ...) and
+    another sweep; an S not found with cap E is impossible.
+    """
+    wanted = sorted(set(squares))
+    h, w = orient(m, n)
+    if h >= SEPARATE_SQUARES_FROM and len(wanted) > 1:
+        # One sweep per S: a single target prunes far harder than the union of 15 targets.
+        return [row for q in wanted
+                for row in table_rows(m, n, [q], first_column=first_column, stats=stats)]
+    sticks = stick_count(h, w)
+    start = UnitSquareBound(h, w, max(wanted)).before_start()
+    caps = {q: min(sticks, int(start[min(q, len(start) - 1)])) for q in wanted}
+    done: dict[int, tuple[int | None, int]] = {}
+    step = 1
+    while len(done) < len(wanted):
+        pending = {q: caps[q] for q in wanted if q not in done}
+        s, removed, counts, primes = sweep(m, n, max_squares=max(pending), first_column=first_column,
+                                           stats=stats, caps=pending)
+        found = {int(a): (int(b), c) for a, b, c in zip(s, removed, counts)}
+        for q, cap in pending.items():
+            if q in found and found[q][0] <= cap:
+                done[q] = (found[q][0], crt([int(v) for v in found[q][1]], primes))
+            elif cap >= sticks:
+                done[q] = (None, 0)
+            else:
+                caps[q] = min(sticks, cap + step)
+        step *= 2
+    return [(q, *done[q]) for q in wanted]
+
+
+def count_exact(m: int, n: int, *, removed: int, squares: int,
+                stats: SweepStats | None = None) -> int:
+    """Valid configurations with exactly ``removed`` sticks removed and ``squares`` squares."""
+    if squares > square_count(m, n) or removed > stick_count(m, n):
+        return 0
+    s, r, counts, primes = sweep(m, n, max_squares=squares, max_removed=removed, stats=stats)
+    total = 0
+    for a, b, value in zip(s, r, _exact_counts(counts, primes)):
+        if a == squares and b == removed:
+            total += value
+    return total
+
+
+def table_units(m: int, n: int, squares=range(15)) -> list[dict]:
+    """Independent work units of :func:`table_rows`: one per stick pattern of the first
+    column, up to the top-bottom mirror (a pattern and its mirror give the same counts, so
+    the smaller one runs with weight 2). Each payload has a deterministic ``id``.
+
+    >>> [u["id"] for u in table_units(2, 3, squares=[0, 1])]
+    ['matchstick-table/2x3/S0,1/col00', 'matchstick-table/2x3/S0,1/col01', 'matchstick-table/2x3/S0,1/col11']
+    """
+    h, w = orient(m, n)
+    wanted = tuple(sorted(set(squares)))
+    units = []
+    for pattern in range(1 << h):
+        mirror = int(format(pattern, f"0{h}b")[::-1], 2)
+        if mirror < pattern:
+            continue
+        units.append({
+            "id": f"matchstick-table/{h}x{w}/S{','.join(map(str, wanted))}/col{pattern:0{h}b}",
+            "m": h, "n": w, "squares": wanted, "first_column": pattern,
+            "weight": 1 if mirror == pattern else 2,
+        })
+    return units
+
+
+def solve_table_unit(payload: dict) -> dict:
+    """Run one unit of :func:`table_units`; picklable, so any executor can run it.
+
+    >>> unit = table_units(1, 1, squares=[0, 1])[1]
+    >>> solve_table_unit(unit)["rows"]
+    [(0, None, 0), (1, 0, 1)]
+    """
+    rows = table_rows(payload["m"], payload["n"], payload["squares"],
+                      first_column=payload["first_column"])
+    weight = payload["weight"]
+    return {"id": payload["id"], "rows": [(s, r, c * weight) for s, r, c in rows]}
+
+
+def combine_table(results) -> list[tuple[int, int | None, int]]:
+    """Combine unit results: per S the fewest R over the units, and the counts at it added.
+
+    >>> combine_table([{"rows": [(0, 4, 1), (1, None, 0)]}, {"rows": [(0, 4, 3), (1, 0, 1)]}])
+    [(0, 4, 4), (1, 0, 1)]
+    """
+    best: dict[int, tuple[int | None, int]] = {}
+    for result in results:
+        for s, r, c in result["rows"]:
+            old_r, old_c = best.get(s, (None, 0))
+            if r is None or (old_r is not None and r > old_r):
+                best.setdefault(s, (old_r, old_c))
+            elif old_r is None or r < old_r:
+                best[s] = (r, c)
+            else:
+                best[s] = (r, old_c + c)
+    return [(s, *best[s]) for s in sorted(best)]

@@ -1,0 +1,110 @@
+"""Problem 1: valid configurations by number of removed sticks, by a frontier transfer matrix.
+
+The sweep visits the grid points column by column (columns of ``h + 1`` points, h the
+shorter side), top to bottom. At point (i, j) its left stick and the stick from above are
+already decided; the sweep decides its down and right sticks, and since then all four
+sticks at the point are known it rejects degree 1 there and then. The frontier state is
+
+* ``H`` (h+1 bits): bit k says whether the horizontal stick leaving row k of the frontier
+  to the right is present (rows above i: sticks right of column j; rows i and below: sticks
+  entering column j from the left);
+* ``up`` (1 bit): whether the vertical stick from point (i-1, j) down to (i, j) is present.
+
+Counts per state are polynomials in the number of removed sticks: a dense array
+``X[H, up, R]``. One point step reads the four sub-arrays with (left, up) = (l, u) at the
+current row and writes those with (right, down) = (r, d): a config survives when
+``l + u + d + r != 1``, which only depends on ``d + r``, so three sums cover all twelve
+allowed (l, u, d, r) combinations, and removing a stick shifts the R axis by one.
+
+All arithmetic is modulo primes (see :mod:`.modular`); the same code runs on NumPy and on
+CuPy (``xp``), the GPU path of :mod:`.gpu`.
+
+>>> count_by_removed(1, 2)
+[1, 1, 0, 2, 0, 0, 0, 1]
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import numpy as np
+
+from .grid import orient, stick_count
+from .modular import WIDE_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
+
+__all__ = ["MAX_TRANSFER_SHORT_SIDE", "count_by_removed", "residues_by_removed", "state_count"]
+
+#: The dense state has 2^(h+2) rows of E+1 residues: h = 14 already needs ~1.5 GB per array,
+#: and the CPU time grows ~5x per unit of h. Larger grids need the GPU (h <= 18 fits in 80 GB).
+MAX_TRANSFER_SHORT_SIDE = 18
+
+
+def state_count(m: int, n: int) -> int:
+    """Number of frontier states ``2^(h+1) · 2`` of the dense transfer matrix."""
+    h, _ = orient(m, n)
+    return 1 << (h + 2)
+
+
+def _addmod(xp: ModuleType, a, b, p):
+    """(a + b) mod p for residues < p < 2^62: a + b < 2^63 cannot wrap."""
+    s = a + b
+    # When s >= p, s - p is the smaller; when s < p, s - p wraps to a huge value.
+    return xp.minimum(s, s - p)
+
+
+def residues_by_removed(h: int, w: int, length: int, p: int, xp: ModuleType = np):
+    """``X[R] mod p`` for R < length: valid configurations of an h×w grid (h <= w).
+
+    Returns an ``xp`` array of ``length`` uint64 residues.
+    """
+    prime = xp.uint64(p)
+    states = 1 << (h + 1)
+    x = xp.zeros((states, 2, length), dtype=xp.uint64)
+    x[0, 0, 0] = 1  # nothing decided: all frontier sticks absent, R = 0
+    decided = 0  # sticks decided so far: bounds the nonzero part of the R axis
+    for j in range(w + 1):
+        has_right = j < w
+        for i in range(h + 1):
+            has_down = i < h
+            above, below = 1 << (h - i), 1 << i
+            live = min(decided + 1, length)  # R >= live is still all zero
+            old = x.reshape(above, 2, below, 2, length)[..., :live]
+            o00, o01 = old[:, 0, :, 0], old[:, 0, :, 1]
+            o10, o11 = old[:, 1, :, 0], old[:, 1, :, 1]
+            # Sums over (left, up) allowed for each number d + r of new sticks kept.
+            by_kept = [_addmod(xp, o00, o11, prime)]
+            by_kept.append(_addmod(xp, _addmod(xp, o01, o10, prime), o11, prime))
+            by_kept.append(_addmod(xp, by_kept[1], o00, prime))
+            x = xp.zeros_like(x)
+            new = x.reshape(above, 2, below, 2, length)
+            for r in (0, 1) if has_right else (0,):
+                for d in (0, 1) if has_down else (0,):
+                    shift = (has_down and not d) + (has_right and not r)
+                    if shift < length:
+                        top = min(live + shift, length)
+                        new[:, r, :, d, shift:top] = by_kept[d + r][..., : top - shift]
+            decided += has_down + has_right
+    return x[0, 0]
+
+
+def count_by_removed(m: int, n: int, max_removed: int | None = None, *,
+                     xp: ModuleType = np) -> list[int]:
+    """Exact counts of valid configurations with R = 0..max_removed sticks removed.
+
+    ``max_removed`` defaults to E (the whole distribution). Residues modulo enough primes
+    < 2^62 that their product exceeds ``C(E, R)`` for every R asked are combined by the CRT.
+
+    >>> count_by_removed(2, 2)
+    [1, 4, 10, 8, 7, 4, 4, 0, 4, 0, 0, 0, 1]
+    >>> count_by_removed(10, 10, 4)
+    [1, 212, 22278, 1547004, 79847833]
+    """
+    h, w = orient(m, n)
+    sticks = stick_count(h, w)
+    top = sticks if max_removed is None else min(max_removed, sticks)
+    primes = primes_for_bound(binomial_bound(sticks, top), WIDE_PRIME_LIMIT)
+    columns = []
+    for p in primes:
+        res = residues_by_removed(h, w, top + 1, p, xp)
+        columns.append([int(v) for v in (res.get() if hasattr(res, "get") else res)])
+    return [crt(list(values), primes) for values in zip(*columns)]

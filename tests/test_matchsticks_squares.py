@@ -1,0 +1,98 @@
+"""Problems 2 and 3 (the square-tracking DP) against the brute force and the seed's tables."""
+
+import functools
+import math
+
+import pytest
+
+from gpuqueens.problems.matchsticks.bruteforce import brute_table, rs_histogram
+from gpuqueens.problems.matchsticks.grid import square_count, stick_count
+from gpuqueens.problems.matchsticks.squares import (SweepStats, combine_table, count_exact, solve_table_unit,
+                                           table_rows, table_units)
+
+SEED_4X4 = [(0, 9, 16), (1, 9, 4972), (2, 8, 1798), (3, 7, 168), (4, 7, 5720), (5, 6, 312),
+            (6, 6, 4230), (7, 5, 80), (8, 5, 1164), (9, 5, 7144), (10, 4, 84), (11, 4, 784),
+            (12, 4, 3020), (13, 3, 8), (14, 3, 156)]
+SEED_5X5 = [(0, 14, 448), (1, 13, 208), (2, 12, 16), (3, 12, 28030), (4, 11, 2092),
+            (5, 11, 151276), (6, 10, 6716), (7, 10, 196528), (8, 9, 4896), (9, 9, 99740),
+            (10, 8, 1038), (11, 8, 21422), (12, 7, 40), (13, 7, 1624), (14, 7, 19112)]
+# 6×6 rows of the seed that the DP reproduces quickly (the others are too slow for CI).
+SEED_6X6_FAST = [(0, 19, 16), (3, 17, 72)]
+
+
+@functools.lru_cache(maxsize=None)
+def hist(m, n):
+    return rs_histogram(m, n)
+
+
+@pytest.mark.parametrize("m,n", [(1, 1), (1, 3), (2, 2), (2, 3), (3, 2), (1, 6), (2, 4), (3, 3)])
+def test_table_matches_brute_force(m, n):
+    everything = range(square_count(m, n) + 2)
+    assert table_rows(m, n, everything) == brute_table(m, n, everything)
+
+
+@pytest.mark.parametrize("m,n", [(2, 2), (2, 3), (1, 4)])
+def test_exact_counts_match_brute_force_everywhere(m, n):
+    table = hist(m, n)
+    for r in range(stick_count(m, n) + 1):
+        for s in range(square_count(m, n) + 1):
+            assert count_exact(m, n, removed=r, squares=s) == table[r, s], (r, s)
+
+
+def test_exact_counts_match_brute_force_on_3x3_sample():
+    table = hist(3, 3)
+    cells = [(r, s) for r in range(25) for s in range(15) if (3 * r + s) % 7 == 0]
+    cells += [(9, 0), (6, 4), (4, 6), (12, 0), (3, 8), (0, 14)]
+    for r, s in cells:
+        assert count_exact(3, 3, removed=r, squares=s) == table[r, s], (r, s)
+
+
+def test_seed_4x4_table():
+    assert table_rows(4, 4, range(15)) == SEED_4X4
+
+
+def test_seed_5x5_table():
+    stats = SweepStats()
+    assert table_rows(5, 5, range(15), stats=stats) == SEED_5X5
+    assert stats.max_states > 0
+
+
+def test_seed_6x6_fast_rows():
+    for s, r, c in SEED_6X6_FAST:
+        assert table_rows(6, 6, [s]) == [(s, r, c)]
+
+
+def test_transpose_symmetry():
+    assert table_rows(3, 5, range(15)) == table_rows(5, 3, range(15))
+    assert count_exact(2, 5, removed=5, squares=3) == count_exact(5, 2, removed=5, squares=3)
+
+
+def test_exact_count_is_consistent_with_table():
+    for s, r, c in SEED_4X4[:6]:
+        assert count_exact(4, 4, removed=r, squares=s) == c
+        assert count_exact(4, 4, removed=r - 1, squares=s) == 0
+
+
+def test_units_partition_the_table():
+    for m, n in [(2, 3), (3, 3), (3, 4)]:
+        units = table_units(m, n, range(10))
+        assert len({u["id"] for u in units}) == len(units)
+        assert sum(u["weight"] for u in units) == 2 ** min(m, n)
+        combined = combine_table([solve_table_unit(u) for u in units])
+        assert combined == table_rows(m, n, range(10))
+
+
+def test_unit_payloads_pickle():
+    import pickle
+
+    unit = table_units(2, 2, [0, 1])[0]
+    assert pickle.loads(pickle.dumps(unit)) == unit
+    assert pickle.loads(pickle.dumps(solve_table_unit(unit)))["id"] == unit["id"]
+
+
+def test_counts_exceeding_narrow_primes_are_exact():
+    # 4×4 R=9, S=1 has 4972 ways; a long thin grid gives counts well beyond 2^31.
+    rows = table_rows(2, 9, [0])
+    brute_like = count_exact(2, 9, removed=rows[0][1], squares=0)
+    assert rows[0][2] == brute_like
+    assert math.comb(stick_count(2, 9), rows[0][1]) >= rows[0][2]

@@ -1,0 +1,62 @@
+"""Problem 1 (the transfer matrix) against the brute force, symmetry and the seed's numbers."""
+
+import functools
+
+import pytest
+
+from gpuqueens.problems.matchsticks.bruteforce import brute_counts
+from gpuqueens.problems.matchsticks.transfer import count_by_removed, residues_by_removed, state_count
+
+SMALL = [(1, 1), (1, 2), (1, 5), (2, 2), (2, 3), (3, 2), (2, 4), (3, 3), (1, 7)]
+
+
+@functools.lru_cache(maxsize=None)
+def brute(m, n):
+    return brute_counts(m, n)
+
+
+@pytest.mark.parametrize("m,n", SMALL)
+def test_matches_brute_force(m, n):
+    assert count_by_removed(m, n) == brute(m, n)
+
+
+@pytest.mark.parametrize("m,n", [(2, 5), (3, 4), (4, 6), (5, 3)])
+def test_transpose_symmetry(m, n):
+    assert count_by_removed(m, n) == count_by_removed(n, m)
+
+
+def test_truncation_agrees_with_full_distribution():
+    full = count_by_removed(4, 5)
+    for top in (0, 3, 11, 49):
+        assert count_by_removed(4, 5, top) == full[: top + 1]
+
+
+def test_ten_by_ten_first_terms_and_beyond_64_bits():
+    counts = count_by_removed(10, 10, 16)
+    assert counts[:5] == [1, 212, 22278, 1547004, 79847833]
+    assert counts[13] == 135871476036610693224 > 2**64
+
+
+def test_seed_mt231_rows():
+    # Seed table MT231: 4×4 R=9..11 and 5×5 R=7, R=9 as printed; its 5×5 R=8 row repeats
+    # the R=9 value (typo): the right value is 360504625.
+    assert count_by_removed(4, 4)[9:12] == [4975368, 7082522, 8502064]
+    assert count_by_removed(5, 5)[7:10] == [78494904, 360504625, 1382703980]
+
+
+def test_totals_degree_one_free_spanning_subgraphs():
+    # Totals over all R: spanning subgraphs of the (k+1)×(k+1) grid graph with no vertex of
+    # degree 1 (the OEIS A320101 identification, see docs/matchsticks.md).
+    assert [sum(count_by_removed(k, k)) for k in range(1, 6)] == [2, 43, 16372, 65485654,
+                                                                   2602065897364]
+
+
+def test_single_prime_residues_are_reduced():
+    p = 1000003
+    residues = residues_by_removed(3, 3, 25, p)
+    assert all(0 <= int(v) < p for v in residues)
+    assert [int(v) for v in residues] == [c % p for c in brute(3, 3)]
+
+
+def test_state_count():
+    assert state_count(10, 4) == 1 << 6
