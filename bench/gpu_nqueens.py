@@ -1,0 +1,258 @@
+"""Device benchmark of the gpuqueens CUDA N-Queens search (run on a machine with a GPU).
+
+    python bench/gpu_nqueens.py --nmin 8 --nmax 21 [--repeats 3] [--plain-nodes-max 19] [--json FILE]
+
+For each n it prints one row:
+
+n, total, unique
+    the counts (checked against OEIS A000170 / A002562 where known).
+prefixes, mark
+    (--path direct) how many host prefixes the GPU searched and at which row.
+--path
+    ``api`` (default) times the public call ``gpuqueens.problems.nqueens.nqueens(n, backend="gpu")``
+    with its own work plan; ``direct`` times ``enumerate_prefixes(n, mark)`` plus
+    ``count_prefixes_gpu``, the kernel path alone.
+cold s
+    (n <= --cold-max) a fresh Python process with an empty CuPy kernel cache (CUPY_CACHE_DIR in a new temporary
+    folder): importing gpuqueens and CuPy, compiling kernels/nqueens.cu with NVRTC,
+    enumerating the prefixes and counting. Measured inside the child, so Python start-up
+    is left out.
+warm s
+    the median of ``--repeats`` runs (one run when the warm-up took over --long-run-s)
+    after one warm-up run in this process, each the whole count including the host's prefix
+    enumeration; the GPU result is read back, so every run is synchronised.
+sol/s
+    total solutions divided by warm seconds.
+plain nodes, nodes/s
+    the work measure that is the same for every program compared: the number of queens
+    placed by the plain, unreduced backtracking search (rows top to bottom, every
+    non-attacking square tried, no symmetry pruning), i.e. the number of ways to place k
+    non-attacking queens in rows 0..k-1, summed over k = 1..n. It is a fixed number for each
+    n, whatever a program actually visits, so nodes/s = plain nodes / seconds compares
+    programs (this one, the seed peer) on one scale. It is computed by an instrumented build
+    of the same kernel (-DNQ_COUNT_NODES) running prefixes with no pruning rule (corner=1,
+    b1=0); values for n <= 18 were measured with the host harness
+    (tests/native/nqueens_host_main.cu, built with -DNQ_COUNT_NODES) and are listed in
+    PLAIN_NODES, which the device run re-checks. Rows above --plain-nodes-max show "-"
+    unless PLAIN_NODES has the value.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run from a checkout without installing
+    sys.path.insert(0, str(ROOT))
+
+from gpuqueens.problems.nqueens.prefixes import Prefixes, default_mark, enumerate_prefixes  # noqa: E402
+
+# OEIS A000170 / A002562, index n.
+TOTAL = [None, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596, 2279184,
+         14772512, 95815104, 666090624, 4968057848, 39029188884, 314666222712, 2691008701644,
+         24233937684440]
+UNIQUE = [None, 1, 0, 0, 1, 2, 1, 6, 12, 46, 92, 341, 1787, 9233, 45752, 285053, 1846955,
+          11977939, 83263591, 621012754, 4878666808, 39333324973, 336376244042, 3029242658210]
+
+#: Queens placed by the plain unreduced backtracking search, measured with the host harness
+#: (the n = 8 value plus the root is the classic 2057-node tree of the eight queens).
+PLAIN_NODES: dict[int, int] = {
+    4: 16, 5: 53, 6: 152, 7: 551, 8: 2056, 9: 8393, 10: 35538, 11: 166925, 12: 856188,
+    13: 4674889, 14: 27358552, 15: 171129071, 16: 1141190302, 17: 8017021931,
+    18: 59365844490,
+}
+
+
+# --- the unreduced search, for the node count ---------------------------------------------
+
+
+def plain_prefixes(n: int, mark: int) -> tuple[Prefixes, int]:
+    """Every placement of rows 0..mark-1 with no pruning rule, and the nodes above the mark.
+
+    The prefixes carry corner=1 and b1=0, which the kernel searches with no rule at all
+    (8 per leaf in total, 1 per leaf in unique). The second value counts the queens placed
+    in rows 0..mark-1 (the nodes the GPU does not see).
+    """
+    full = (1 << n) - 1
+    left = down = right = np.zeros(1, dtype=np.int64)
+    cols = np.zeros((1, 0), dtype=np.uint8)
+    nodes_above = 0
+    for _ in range(mark):
+        free = ~(left | down | right) & full
+        # one child per (parent, free column), parents in order, columns ascending
+        parent, col = np.nonzero((free[:, None] >> np.arange(n)) & 1)
+        bit = np.int64(1) << col
+        left = ((left[parent] | bit) << 1) & full
+        down = down[parent] | bit
+        right = (right[parent] | bit) >> 1
+        cols = np.concatenate([cols[parent], col[:, None].astype(np.uint8)], axis=1)
+        nodes_above += len(bit)
+    size = len(left)
+    prefixes = Prefixes(
+        n, mark, left.astype(np.uint32), down.astype(np.uint32), right.astype(np.uint32), cols,
+        np.zeros(size, np.uint8), np.ones(size, np.uint8),
+    )
+    return prefixes, nodes_above
+
+
+def plain_nodes_gpu(n: int) -> int:
+    """Plain search node count for n, on the GPU with the instrumented kernel build."""
+    from gpuqueens.problems.nqueens.gpu import sum_prefixes_gpu
+
+    mark = min(n - 1, 5)
+    prefixes, above = plain_prefixes(n, mark)
+    _, solutions, below = sum_prefixes_gpu(prefixes, count_nodes=True)  # total is 8 per leaf
+    if n < len(TOTAL) and solutions != TOTAL[n]:
+        raise AssertionError(f"plain search found {solutions} solutions for n={n}, not {TOTAL[n]}")
+    return above + below
+
+
+# --- timing --------------------------------------------------------------------------------
+
+
+def count_once(n: int, mark: int, path: str) -> tuple[int, int, int | None]:
+    """One GPU count: (total, unique, prefixes searched or None).
+
+    ``path="api"`` times the public call (``gpuqueens.problems.nqueens.nqueens(n, backend="gpu")``:
+    its own work plan, prefix expansion, runner); ``path="direct"`` times
+    ``enumerate_prefixes(n, mark)`` plus ``count_prefixes_gpu`` on them, the kernel path alone.
+    """
+    if path == "api":
+        from gpuqueens.problems.nqueens import nqueens
+
+        result = nqueens(n, backend="gpu", progress=False)
+        return result.total, result.unique, None
+    from gpuqueens.problems.nqueens.gpu import count_prefixes_gpu
+
+    prefixes = enumerate_prefixes(n, mark)
+    total, unique = count_prefixes_gpu(prefixes)
+    return total, unique, len(prefixes)
+
+
+def warm_seconds(n: int, mark: int, path: str, repeats: int, long_run_s: float):
+    """Median wall time of `repeats` runs after one warm-up run (one run if the warm-up
+    took longer than `long_run_s`: long runs vary little and the device time is scarce)."""
+    start = time.perf_counter()
+    result = count_once(n, mark, path)
+    if time.perf_counter() - start > long_run_s:
+        repeats = 1
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        again = count_once(n, mark, path)
+        times.append(time.perf_counter() - start)
+        if again != result:
+            raise AssertionError(f"n={n}: repeated run gave {again}, first gave {result}")
+    return statistics.median(times), result
+
+
+def cold_seconds(n: int, mark: int, path: str) -> float:
+    """Time of the first count in a fresh process with an empty kernel cache."""
+    with tempfile.TemporaryDirectory(prefix="gpuqueens-cold-") as cache:
+        env = dict(os.environ, CUPY_CACHE_DIR=cache)
+        child = subprocess.run(
+            [sys.executable, __file__, "--cold-child", str(n), "--mark", str(mark), "--path", path],
+            env=env, capture_output=True, text=True, check=True,
+        )
+    return float(json.loads(child.stdout.strip().splitlines()[-1])["seconds"])
+
+
+def _cold_child(n: int, mark: int, path: str) -> None:
+    start = time.perf_counter()
+    import cupy  # noqa: F401  (its import is part of a cold start)
+
+    total, unique, _ = count_once(n, mark, path)
+    print(json.dumps({"n": n, "seconds": time.perf_counter() - start, "total": total, "unique": unique}))
+
+
+# --- table ---------------------------------------------------------------------------------
+
+
+def _fmt_rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3e}"
+
+
+def bench_row(n: int, args) -> dict:
+    mark = args.mark if args.mark else default_mark(n)
+    mark = max(2, min(mark, n - 1))
+    warm, (total, unique, count) = warm_seconds(n, mark, args.path, args.repeats, args.long_run_s)
+    if n < len(TOTAL) and (total, unique) != (TOTAL[n], UNIQUE[n]):
+        raise AssertionError(f"n={n}: counted {(total, unique)}, OEIS says {(TOTAL[n], UNIQUE[n])}")
+    cold = None if args.no_cold or n > args.cold_max else cold_seconds(n, mark, args.path)
+    nodes = PLAIN_NODES.get(n)
+    if n <= args.plain_nodes_max:
+        measured = plain_nodes_gpu(n)
+        if nodes is not None and measured != nodes:
+            raise AssertionError(f"n={n}: plain nodes {measured} on the GPU, {nodes} on the host")
+        nodes = measured
+    return {
+        "n": n, "total": total, "unique": unique, "path": args.path,
+        "prefixes": count, "mark": mark if args.path == "direct" else None,
+        "cold_s": cold, "warm_s": warm, "solutions_per_s": total / warm if warm > 0 else None,
+        "plain_nodes": nodes, "nodes_per_s": nodes / warm if nodes and warm > 0 else None,
+    }
+
+
+HEADER = f"{'n':>3} {'total':>16} {'unique':>15} {'prefixes':>9} {'mark':>4} {'cold s':>8} {'warm s':>9} {'sol/s':>10} {'plain nodes':>17} {'nodes/s':>10}"
+
+
+def format_row(r: dict) -> str:
+    cold = "-" if r["cold_s"] is None else f"{r['cold_s']:.2f}"
+    nodes = "-" if r["plain_nodes"] is None else str(r["plain_nodes"])
+    prefixes = "-" if r["prefixes"] is None else str(r["prefixes"])
+    mark = "-" if r["mark"] is None else str(r["mark"])
+    return (f"{r['n']:>3} {r['total']:>16} {r['unique']:>15} {prefixes:>9} {mark:>4} "
+            f"{cold:>8} {r['warm_s']:>9.4f} {_fmt_rate(r['solutions_per_s']):>10} {nodes:>17} "
+            f"{_fmt_rate(r['nodes_per_s']):>10}")
+
+
+def device_line() -> str:
+    from gpuqueens.backends import device_name
+
+    return device_name("gpu")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nmin", type=int, default=8)
+    parser.add_argument("--nmax", type=int, default=21)
+    parser.add_argument("--repeats", type=int, default=3, help="warm runs per n (median)")
+    parser.add_argument("--path", choices=("api", "direct"), default="api",
+                        help="api: the public gpuqueens call; direct: prefixes + count_prefixes_gpu")
+    parser.add_argument("--mark", type=int, default=0,
+                        help="prefix row for --path direct (default: default_mark(n))")
+    parser.add_argument("--no-cold", action="store_true", help="skip the cold-process timing")
+    parser.add_argument("--cold-max", type=int, default=18, help="largest n timed cold")
+    parser.add_argument("--long-run-s", type=float, default=5.0,
+                        help="a warm-up longer than this is followed by one timed run, not --repeats")
+    parser.add_argument("--plain-nodes-max", type=int, default=19,
+                        help="largest n whose plain-search node count is measured on the GPU")
+    parser.add_argument("--json", type=Path, help="also write the rows to this JSON file")
+    parser.add_argument("--cold-child", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.cold_child is not None:
+        _cold_child(args.cold_child, args.mark, args.path)
+        return 0
+    print(f"# gpuqueens N-Queens on {device_line()}, path={args.path}")
+    print(HEADER, flush=True)
+    rows = []
+    for n in range(args.nmin, args.nmax + 1):
+        rows.append(bench_row(n, args))
+        print(format_row(rows[-1]), flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

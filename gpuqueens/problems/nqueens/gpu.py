@@ -1,0 +1,196 @@
+"""The CUDA search: launch kernels/nqueens.cu over a set of prefixes and reduce the counts.
+
+Same contract as :func:`gpuqueens.problems.nqueens.cpu.count_prefixes_cpu`. The prefix arrays go to
+the device in large batches; every batch's launch adds its per-block sums to one device
+buffer, which is read back once at the end and summed into Python ints on the host, so no
+count is ever held in fewer than 64 bits. CuPy is imported inside the functions: this module
+imports on machines without CuPy.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from .prefixes import Prefixes
+
+__all__ = ["count_prefixes_gpu", "sum_prefixes_gpu", "stack_bytes_per_thread", "KERNEL_SOURCE"]
+
+KERNEL_SOURCE = "nqueens.cu"
+#: Threads per block (a multiple of 32).
+DEFAULT_BLOCK_SIZE = 128
+#: Blocks launched per batch, in units of the blocks the device holds at once.
+DEFAULT_WAVES = 4
+#: Prefixes uploaded and launched together (about 20 bytes each plus `mark` bytes).
+BATCH_PREFIXES = 1 << 22
+_COUNT_NODES_FLAG = "-DNQ_COUNT_NODES"
+
+
+def stack_bytes_per_thread(n: int, mark: int) -> int:
+    """Shared memory one thread's search stack needs: two 32-bit words per row mark..n-2."""
+    return 2 * max(0, n - 1 - mark) * 4
+
+
+def _module(count_nodes: bool):
+    from ...kernels import load_module
+
+    options = ("-std=c++17", _COUNT_NODES_FLAG) if count_nodes else ("-std=c++17",)
+    return load_module(KERNEL_SOURCE, options)
+
+
+def _device_limits() -> tuple[int, int, int, int]:
+    """(SM count, resident threads per SM, default and opt-in shared memory per block)."""
+    import cupy
+
+    return _device_limits_of(cupy.cuda.Device().id)
+
+
+@functools.lru_cache(maxsize=None)
+def _device_limits_of(device_id: int) -> tuple[int, int, int, int]:
+    import cupy
+
+    attributes = cupy.cuda.Device(device_id).attributes
+    sms = int(attributes["MultiProcessorCount"])
+    threads = int(attributes.get("MaxThreadsPerMultiProcessor", 2048))
+    default = int(attributes.get("MaxSharedMemoryPerBlock", 48 * 1024))
+    optin = int(attributes.get("MaxSharedMemoryPerBlockOptin", default))
+    return sms, threads, default, optin
+
+
+def _check_block_size(block_size: int) -> int:
+    if not (isinstance(block_size, int) and 32 <= block_size <= 1024 and block_size % 32 == 0):
+        raise ValueError(f"block_size must be a multiple of 32 from 32 to 1024, got {block_size!r}")
+    return block_size
+
+
+def _prepare_kernel(kernel, n: int, mark: int, block_size: int) -> int:
+    """Dynamic shared memory bytes for one launch; raises if the device cannot give them."""
+    _, _, default, optin = _device_limits()
+    shared = block_size * stack_bytes_per_thread(n, mark)
+    static = int(kernel.shared_size_bytes)
+    if shared + static > optin:
+        raise ValueError(
+            f"the search stack needs {shared} bytes of shared memory per block "
+            f"(n={n}, mark={mark}, block_size={block_size}) plus {static} static, but the device "
+            f"allows at most {optin}; use a smaller block_size or a deeper mark"
+        )
+    if shared + static > default:  # beyond the portable 48 KiB: opt in explicitly
+        kernel.max_dynamic_shared_size_bytes = shared
+    return shared
+
+
+def _grid_size(count: int, block_size: int, waves: int) -> int:
+    sms, threads, _, _ = _device_limits()
+    resident_blocks = sms * max(1, threads // block_size)
+    return max(1, min(math.ceil(count / block_size), waves * resident_blocks))
+
+
+def _batches(prefixes: Prefixes):
+    """(start, stop, device arrays) for consecutive batches of at most BATCH_PREFIXES."""
+    import cupy
+
+    size = len(prefixes)
+    for start in range(0, size, BATCH_PREFIXES):
+        stop = min(size, start + BATCH_PREFIXES)
+
+        def upload(array, dtype):
+            return cupy.asarray(np.ascontiguousarray(array[start:stop], dtype=dtype))
+
+        arrays = (
+            upload(prefixes.left, np.uint32),
+            upload(prefixes.down, np.uint32),
+            upload(prefixes.right, np.uint32),
+            upload(prefixes.cols.reshape(size, prefixes.mark), np.uint8),
+            upload(prefixes.b1, np.uint8),
+            upload(prefixes.corner, np.uint8),
+        )
+        yield start, stop, arrays
+
+
+def _check_prefixes(prefixes: Prefixes) -> None:
+    from ..._checks import MAX_N
+
+    if not (4 <= prefixes.n <= MAX_N and 2 <= prefixes.mark <= prefixes.n - 1):
+        raise ValueError(f"prefixes need 4 <= n <= {MAX_N} and 2 <= mark <= n-1, "
+                         f"got n={prefixes.n}, mark={prefixes.mark}")
+
+
+def sum_prefixes_gpu(
+    prefixes: Prefixes,
+    *,
+    count_nodes: bool = False,
+    block_size: int = DEFAULT_BLOCK_SIZE,
+    waves: int = DEFAULT_WAVES,
+) -> tuple[int, ...]:
+    """``(total, unique)`` summed over all prefixes, plus the search's node count with
+    ``count_nodes=True`` (an instrumented build of the kernel, for benchmarks)."""
+    _check_prefixes(prefixes)
+    block_size = _check_block_size(block_size)
+    words = 3 if count_nodes else 2
+    if len(prefixes) == 0:
+        return (0,) * words
+    import cupy
+
+    kernel = _module(count_nodes).get_function("nqueens_count")
+    shared = _prepare_kernel(kernel, prefixes.n, prefixes.mark, block_size)
+    max_grid = _grid_size(min(len(prefixes), BATCH_PREFIXES), block_size, waves)
+    block_sums = cupy.zeros(words * max_grid, dtype=cupy.uint64)
+    for start, stop, arrays in _batches(prefixes):
+        count = stop - start
+        grid = _grid_size(count, block_size, waves)
+        kernel(
+            (grid,), (block_size,),
+            (np.int32(prefixes.n), np.int32(prefixes.mark), np.int64(count), *arrays, block_sums),
+            shared_mem=shared,
+        )
+    sums = block_sums.get().reshape(max_grid, words)  # one read-back, synchronises
+    return tuple(sum(int(v) for v in sums[:, k].tolist()) for k in range(words))
+
+
+def _count_each_gpu(prefixes: Prefixes, block_size: int, waves: int) -> tuple[np.ndarray, np.ndarray]:
+    size = len(prefixes)
+    totals = np.zeros(size, dtype=np.int64)
+    uniques = np.zeros(size, dtype=np.int64)
+    if size == 0:
+        return totals, uniques
+    import cupy
+
+    kernel = _module(False).get_function("nqueens_count_each")
+    shared = _prepare_kernel(kernel, prefixes.n, prefixes.mark, block_size)
+    for start, stop, arrays in _batches(prefixes):
+        count = stop - start
+        batch_totals = cupy.zeros(count, dtype=cupy.uint64)
+        batch_uniques = cupy.zeros(count, dtype=cupy.uint64)
+        kernel(
+            (_grid_size(count, block_size, waves),), (block_size,),
+            (np.int32(prefixes.n), np.int32(prefixes.mark), np.int64(count), *arrays,
+             batch_totals, batch_uniques),
+            shared_mem=shared,
+        )
+        # a single prefix's counts stay far below 2^63 for every supported n
+        totals[start:stop] = batch_totals.get().astype(np.int64)
+        uniques[start:stop] = batch_uniques.get().astype(np.int64)
+    return totals, uniques
+
+
+def count_prefixes_gpu(
+    prefixes: Prefixes,
+    *,
+    per_prefix: bool = False,
+    block_size: int = DEFAULT_BLOCK_SIZE,
+    waves: int = DEFAULT_WAVES,
+):
+    """Count the solutions below every prefix on the current CUDA device.
+
+    Returns ``(total, unique)`` as Python ints, or with ``per_prefix=True`` two int64 arrays
+    with each prefix's contribution, exactly as
+    :func:`~gpuqueens.problems.nqueens.cpu.count_prefixes_cpu` does.
+    """
+    _check_prefixes(prefixes)
+    block_size = _check_block_size(block_size)
+    if per_prefix:
+        return _count_each_gpu(prefixes, block_size, waves)
+    total, unique = sum_prefixes_gpu(prefixes, block_size=block_size, waves=waves)
+    return total, unique

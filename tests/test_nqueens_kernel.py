@@ -1,0 +1,285 @@
+"""The CUDA kernel kernels/nqueens.cu, checked without a GPU.
+
+nvcc compiles the kernel for sm_90 (errors, warnings, register and spill report), and builds
+tests/native/nqueens_host_main.cu, which runs the kernel's ``__host__ __device__`` subtree
+search on the CPU. Its counts must match OEIS when summed over all prefixes and the NumPy
+search (``count_prefixes_cpu``) prefix by prefix, and a small pure-Python reading of
+docs/nqueens-method.md on deep prefixes of large boards (up to n = 32).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gpuqueens.problems.nqueens.prefixes import Prefixes, enumerate_prefixes
+
+pytestmark = [
+    pytest.mark.nvcc,
+    pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed"),
+]
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNEL = ROOT / "kernels" / "nqueens.cu"
+HARNESS = ROOT / "tests" / "native" / "nqueens_host_main.cu"
+PREFIX_MAGIC = b"NQPREF1\0"
+
+# OEIS A000170 (all solutions) and A002562 (symmetry classes), index n.
+TOTAL = [None, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596, 2279184]
+UNIQUE = [None, 1, 0, 0, 1, 2, 1, 6, 12, 46, 92, 341, 1787, 9233, 45752, 285053]
+
+
+# --- building and running the native programs -------------------------------------------
+
+
+def _nvcc(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["nvcc", *args], capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="session")
+def host_harness(tmp_path_factory) -> Path:
+    """The host harness, built once per session."""
+    binary = tmp_path_factory.mktemp("nqueens_native") / "nqueens_host"
+    result = _nvcc("-O2", "-std=c++17", "-o", str(binary), str(HARNESS))
+    assert result.returncode == 0, result.stderr
+    return binary
+
+
+def write_prefix_file(path: Path, prefixes) -> None:
+    """Write prefixes in the harness's input format (see nqueens_host_main.cu)."""
+    count = len(prefixes.left)
+    with open(path, "wb") as f:
+        f.write(PREFIX_MAGIC)
+        f.write(np.array([prefixes.n, prefixes.mark], dtype="<u4").tobytes())
+        f.write(np.array([count], dtype="<u8").tobytes())
+        for masks in (prefixes.left, prefixes.down, prefixes.right):
+            f.write(np.ascontiguousarray(masks, dtype="<u4").tobytes())
+        for small in (prefixes.b1, prefixes.corner, prefixes.cols):
+            f.write(np.ascontiguousarray(small, dtype=np.uint8).tobytes())
+
+
+def harness_counts(binary: Path, prefixes, workdir: Path) -> tuple[np.ndarray, np.ndarray]:
+    """Per-prefix (totals, uniques) from the kernel's search run on the host."""
+    src, dst = workdir / "prefixes.bin", workdir / "counts.bin"
+    write_prefix_file(src, prefixes)
+    result = subprocess.run([str(binary), str(src), str(dst)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    counts = np.fromfile(dst, dtype="<u8").astype(np.int64)
+    count = len(prefixes.left)
+    assert counts.shape == (2 * count,)
+    return counts[:count], counts[count:]
+
+
+# --- compile checks ----------------------------------------------------------------------
+
+
+def _resource_usage(report: str) -> dict[str, dict[str, int]]:
+    """Registers, spill bytes and stack frame of each kernel in a ptxas --resource-usage report."""
+    usage: dict[str, dict[str, int]] = {}
+    current = None
+    for line in report.splitlines():
+        if m := re.search(r"Function properties for (\w+)", line):
+            current = usage.setdefault(m.group(1), {})
+        elif current is not None and (m := re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)):
+            current.update(stack=int(m.group(1)), spill_stores=int(m.group(2)), spill_loads=int(m.group(3)))
+        elif current is not None and (m := re.search(r"Used (\d+) registers", line)):
+            current["registers"] = int(m.group(1))
+    return usage
+
+
+@pytest.mark.parametrize("defines", [(), ("-DNQ_COUNT_NODES",)], ids=["plain", "count-nodes"])
+def test_kernel_compiles_for_sm90_without_spills(tmp_path, defines):
+    result = _nvcc("-arch=sm_90", "-cubin", "-O3", "--resource-usage", "-Xptxas", "-warn-spills,-warn-lmem-usage",
+                   *defines, "-o", str(tmp_path / "nqueens.cubin"), str(KERNEL))
+    report = result.stdout + result.stderr
+    print(report)
+    assert result.returncode == 0, report
+    assert "warning" not in report.lower(), report
+    usage = _resource_usage(report)
+    assert set(usage) == {"nqueens_count", "nqueens_count_each"}, report
+    for kernel, info in usage.items():
+        assert info["spill_stores"] == 0 and info["spill_loads"] == 0, (kernel, info)
+        assert info["stack"] == 0, (kernel, info)  # no local memory at all
+
+
+# --- full counts -------------------------------------------------------------------------
+
+
+def _marks(n: int) -> list[int]:
+    return sorted({2, n // 2, n - 1} - {1})
+
+
+@pytest.mark.parametrize("n", range(4, 13))
+def test_all_prefixes_sum_to_oeis(host_harness, tmp_path, n):
+    for mark in _marks(n):
+        prefixes = enumerate_prefixes(n, mark)
+        totals, uniques = harness_counts(host_harness, prefixes, tmp_path)
+        assert (int(totals.sum()), int(uniques.sum())) == (TOTAL[n], UNIQUE[n]), f"n={n} mark={mark}"
+
+
+def test_harness_accepts_an_empty_prefix_set(host_harness, tmp_path):
+    empty = enumerate_prefixes(8, 3).take(np.zeros(0, dtype=np.intp))
+    totals, uniques = harness_counts(host_harness, empty, tmp_path)
+    assert totals.size == 0 and uniques.size == 0
+
+
+# --- prefix by prefix against the NumPy search -------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_per_prefix_counts_match_numpy_search(host_harness, tmp_path, seed):
+    from gpuqueens.problems.nqueens.cpu import count_prefixes_cpu
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(6, 14))
+    mark = int(rng.integers(2, n))
+    prefixes = enumerate_prefixes(n, mark)
+    size = min(len(prefixes), int(rng.integers(1, 400)))
+    subset = prefixes.take(np.sort(rng.choice(len(prefixes), size=size, replace=False)))
+    totals, uniques = harness_counts(host_harness, subset, tmp_path)
+    cpu_totals, cpu_uniques = count_prefixes_cpu(subset, per_prefix=True)
+    np.testing.assert_array_equal(totals, cpu_totals, err_msg=f"totals n={n} mark={mark}")
+    np.testing.assert_array_equal(uniques, cpu_uniques, err_msg=f"uniques n={n} mark={mark}")
+
+
+# --- deep prefixes of large boards (n up to 32) against a plain reading of the spec ---------
+
+
+def _free(n: int, row: int, left: int, down: int, right: int, b1: int, corner: bool) -> int:
+    """Free columns of ``row`` after the case's rules (docs/nqueens-method.md), Python ints."""
+    free = ((1 << n) - 1) & ~(left | down | right)
+    if corner:
+        return free & ~2 if row < b1 else free
+    edges = (1 << (n - 1)) | 1
+    if row < b1:
+        free &= ~edges
+    elif row == n - 1 - b1:
+        used = down & edges
+        free = 0 if used == 0 else (free if used == edges else free & edges)
+    if row == n - 1:
+        low = (1 << b1) - 1
+        free &= ~(low | (low << (n - b1)))
+    return free
+
+
+def _place(n: int, left: int, down: int, right: int, col: int) -> tuple[int, int, int]:
+    bit = 1 << col
+    return ((left | bit) << 1) & ((1 << n) - 1), down | bit, (right | bit) >> 1
+
+
+def _bits(value: int) -> list[int]:
+    return [k for k in range(value.bit_length()) if value >> k & 1]
+
+
+def _leaf_counts(pos: list[int], b1: int, corner: bool) -> tuple[int, int]:
+    """(total, unique) a leaf adds: 8/1 in case C, the rotation test in case S."""
+    if corner:
+        return 8, 1
+    n = len(pos)
+    inv = [0] * n
+    for row, col in enumerate(pos):
+        inv[col] = row
+    r90 = [n - 1 - inv[i] for i in range(n)]
+    r180 = [n - 1 - pos[n - 1 - i] for i in range(n)]
+    r270 = [inv[n - 1 - i] for i in range(n)]
+    if any(rot < pos for rot in (r90, r180, r270)):
+        return 0, 0
+    return (2 if r90 == pos else 4 if r180 == pos else 8), 1
+
+
+def _reference_counts(n: int, cols: list[int], b1: int, corner: bool) -> tuple[int, int]:
+    """Count the subtree below a prefix by plain recursion over Python ints."""
+    left = down = right = 0
+    for col in cols:
+        left, down, right = _place(n, left, down, right, col)
+
+    def below(row: int, left: int, down: int, right: int, pos: list[int]) -> tuple[int, int]:
+        if row == n:
+            return _leaf_counts(pos, b1, corner)
+        total = unique = 0
+        for col in _bits(_free(n, row, left, down, right, b1, corner)):
+            t, u = below(row + 1, *_place(n, left, down, right, col), pos + [col])
+            total, unique = total + t, unique + u
+        return total, unique
+
+    return below(len(cols), left, down, right, list(cols))
+
+
+def _random_prefix(n: int, mark: int, rng: np.random.Generator) -> tuple[list[int], int, bool]:
+    """A random legal prefix of rows 0..mark-1 (random walk with restarts)."""
+    while True:
+        corner = bool(rng.random() < 0.3)
+        if corner:
+            b1 = int(rng.integers(2, n - 1))
+            cols = [0, b1]
+        else:
+            b1 = int(rng.integers(1, (n - 2) // 2 + 1))
+            cols = [b1]
+        left = down = right = 0
+        for col in cols:
+            left, down, right = _place(n, left, down, right, col)
+        for row in range(len(cols), mark):
+            free = _bits(_free(n, row, left, down, right, b1, corner))
+            if not free:
+                break
+            col = int(rng.choice(free))
+            cols.append(col)
+            left, down, right = _place(n, left, down, right, col)
+        else:
+            return cols, b1, corner
+
+
+def _prefix_set(n: int, mark: int, rows: list[tuple[list[int], int, bool]]) -> Prefixes:
+    masks = []
+    for cols, _, _ in rows:
+        left = down = right = 0
+        for col in cols:
+            left, down, right = _place(n, left, down, right, col)
+        masks.append((left, down, right))
+    as32 = lambda k: np.array([m[k] for m in masks], dtype=np.uint32)  # noqa: E731
+    return Prefixes(
+        n, mark, as32(0), as32(1), as32(2),
+        np.array([cols for cols, _, _ in rows], dtype=np.uint8),
+        np.array([b1 for _, b1, _ in rows], dtype=np.uint8),
+        np.array([corner for _, _, corner in rows], dtype=np.uint8),
+    )
+
+
+@pytest.mark.parametrize("n", [14, 20, 27, 31, 32])
+def test_deep_prefixes_of_large_boards(host_harness, tmp_path, n):
+    rng = np.random.default_rng(n)
+    mark = n - 9
+    rows = [_random_prefix(n, mark, rng) for _ in range(40)]
+    prefixes = _prefix_set(n, mark, rows)
+    totals, uniques = harness_counts(host_harness, prefixes, tmp_path)
+    expected = np.array([_reference_counts(n, *row) for row in rows], dtype=np.int64).reshape(-1, 2)
+    np.testing.assert_array_equal(totals, expected[:, 0])
+    np.testing.assert_array_equal(uniques, expected[:, 1])
+    assert totals.sum() > 0  # the subtrees are not all empty
+
+
+@pytest.mark.parametrize("n", [16, 32])
+def test_deep_prefixes_match_numpy_search(host_harness, tmp_path, n):
+    from gpuqueens.problems.nqueens.cpu import count_prefixes_cpu
+
+    rng = np.random.default_rng(1000 + n)
+    mark = n - 8
+    prefixes = _prefix_set(n, mark, [_random_prefix(n, mark, rng) for _ in range(60)])
+    totals, uniques = harness_counts(host_harness, prefixes, tmp_path)
+    cpu_totals, cpu_uniques = count_prefixes_cpu(prefixes, per_prefix=True)
+    np.testing.assert_array_equal(totals, cpu_totals)
+    np.testing.assert_array_equal(uniques, cpu_uniques)
+
+
+def test_plain_search_mode_counts_every_solution(host_harness, tmp_path):
+    """corner=1, b1=0 turns every rule off: the subtree counts all solutions, 8 per leaf."""
+    n, mark = 8, 2
+    rows = [([a, b], 0, True) for a in range(n) for b in range(n) if abs(a - b) > 1]
+    totals, uniques = harness_counts(host_harness, _prefix_set(n, mark, rows), tmp_path)
+    assert int(uniques.sum()) == TOTAL[n]
+    assert int(totals.sum()) == 8 * TOTAL[n]
