@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 
 from . import __version__
@@ -18,13 +19,13 @@ from .ledger import CheckpointError
 __all__ = ["main", "build_parser"]
 
 
-def add_run_options(parser: argparse.ArgumentParser, *, checkpoint: bool = True) -> None:
-    """Options every subcommand shares: the backend, and for long runs checkpoint and progress."""
+def add_run_options(parser: argparse.ArgumentParser, *, long_runs: bool = True) -> None:
+    """Options the subcommands share: the backend, and for long runs progress and checkpoint."""
     parser.add_argument("--backend", choices=BACKENDS, default=None,
                         help="where to run (default: $GPUQUEENS_BACKEND, else auto: GPU if usable)")
-    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                        help="show a progress bar (default: when stderr is a terminal)")
-    if checkpoint:
+    if long_runs:
+        parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                            help="show a progress bar (default: when stderr is a terminal)")
         parser.add_argument("--checkpoint", metavar="PATH", default=None,
                             help="SQLite file recording finished work units; rerun to resume")
 
@@ -57,11 +58,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    # one plain line for a terminal user instead of Python's file:line warning format
+    print(f"gpuqueens: warning: {message}", file=sys.stderr if file is None else file)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.handler(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return args.handler(args)
     except (ValueError, TypeError, BackendUnavailableError, CheckpointError) as exc:
         print(f"gpuqueens: error: {exc}", file=sys.stderr)
         return 2

@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from ...backends import BACKENDS, resolve_backend
+from ...backends import resolve_backend
+from ...cli import add_run_options
 
 __all__ = ["register", "parse_squares", "handle"]
 
@@ -31,11 +32,6 @@ def parse_squares(text: str) -> list[int]:
     return sorted(values)
 
 
-def _backend_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--backend", choices=BACKENDS, default=None,
-                        help="where to run (default: $GPUQUEENS_BACKEND, else auto: GPU if usable)")
-
-
 def register(subparsers) -> None:
     """Add ``matchsticks``, ``matchstick-counts`` and ``matchstick-table`` to ``subparsers``."""
     one = subparsers.add_parser("matchsticks", help="valid matchstick configurations with R removed (and S squares)")
@@ -43,13 +39,13 @@ def register(subparsers) -> None:
     one.add_argument("n", type=int, help="columns of squares")
     one.add_argument("--removed", type=int, required=True, metavar="R", help="sticks removed")
     one.add_argument("--squares", type=int, default=None, metavar="S", help="squares that survive")
-    _backend_option(one)
+    add_run_options(one, long_runs=False)
     one.set_defaults(handler=handle, matchstick_command="count")
 
     counts = subparsers.add_parser("matchstick-counts", help="valid configurations for every R")
     counts.add_argument("m", type=int)
     counts.add_argument("n", type=int)
-    _backend_option(counts)
+    add_run_options(counts, long_runs=False)
     counts.set_defaults(handler=handle, matchstick_command="counts")
 
     table = subparsers.add_parser("matchstick-table", help="fewest removals leaving exactly S squares")
@@ -57,7 +53,7 @@ def register(subparsers) -> None:
     table.add_argument("n", type=int)
     table.add_argument("--squares", type=parse_squares, default=list(range(15)), metavar="0-14",
                        help="S values: a range 0-14 or a list 1,3,5 (default 0-14)")
-    _backend_option(table)
+    add_run_options(table, long_runs=False)
     table.set_defaults(handler=handle, matchstick_command="table")
 
 
