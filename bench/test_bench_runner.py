@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import itertools
 
-import pytest
-
 from gpuqueens.ledger import Ledger
 from gpuqueens.runner import WorkUnit, run_units
 

@@ -4,8 +4,8 @@ import doctest
 
 import pytest
 
-from gpuqueens.problems.matchsticks import (MatchstickTable, api, bounds, bruteforce, cli, grid, modular,
-                                   squares, transfer)
+from gpuqueens.problems.matchsticks import (api, bounds, bruteforce, cli, grid, modular,
+                                            squares, transfer)
 from gpuqueens.problems.matchsticks import matchstick_counts, matchstick_table, matchsticks
 
 

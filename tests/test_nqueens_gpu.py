@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from prefix_samples import random_prefix_subset
 
 from gpuqueens.backends import gpu_status
 from gpuqueens.problems.nqueens.prefixes import enumerate_prefixes
@@ -42,12 +43,7 @@ def test_per_prefix_counts_match_numpy_search(seed):
     from gpuqueens.problems.nqueens.cpu import count_prefixes_cpu
     from gpuqueens.problems.nqueens.gpu import count_prefixes_gpu
 
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(6, 14))
-    mark = int(rng.integers(2, n))
-    prefixes = enumerate_prefixes(n, mark)
-    size = min(len(prefixes), int(rng.integers(1, 2000)))
-    subset = prefixes.take(np.sort(rng.choice(len(prefixes), size=size, replace=False)))
+    n, mark, subset = random_prefix_subset(seed, 2000)
     gpu_totals, gpu_uniques = count_prefixes_gpu(subset, per_prefix=True)
     cpu_totals, cpu_uniques = count_prefixes_cpu(subset, per_prefix=True)
     np.testing.assert_array_equal(gpu_totals, cpu_totals)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from prefix_samples import random_prefix_subset
 
 from gpuqueens.problems.nqueens.prefixes import Prefixes, enumerate_prefixes
 
@@ -135,12 +136,7 @@ def test_harness_accepts_an_empty_prefix_set(host_harness, tmp_path):
 def test_per_prefix_counts_match_numpy_search(host_harness, tmp_path, seed):
     from gpuqueens.problems.nqueens.cpu import count_prefixes_cpu
 
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(6, 14))
-    mark = int(rng.integers(2, n))
-    prefixes = enumerate_prefixes(n, mark)
-    size = min(len(prefixes), int(rng.integers(1, 400)))
-    subset = prefixes.take(np.sort(rng.choice(len(prefixes), size=size, replace=False)))
+    n, mark, subset = random_prefix_subset(seed, 400)
     totals, uniques = harness_counts(host_harness, subset, tmp_path)
     cpu_totals, cpu_uniques = count_prefixes_cpu(subset, per_prefix=True)
     np.testing.assert_array_equal(totals, cpu_totals, err_msg=f"totals n={n} mark={mark}")

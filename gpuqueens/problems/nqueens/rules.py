@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["WORD", "Case", "cases", "free_squares", "place", "split_bits", "popcount"]
+__all__ = ["WORD", "Case", "cases", "free_squares", "place", "split_bits"]
 
 WORD = np.uint32
 
@@ -125,15 +125,3 @@ def split_bits(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if not parents:
         return np.empty(0, dtype=np.intp), np.empty(0, dtype=free.dtype)
     return np.concatenate(parents), np.concatenate(bits)
-
-
-def popcount(values: np.ndarray) -> np.ndarray:
-    """Number of set bits of each element of an unsigned integer array."""
-    if hasattr(np, "bitwise_count"):
-        return np.bitwise_count(values)
-    U64 = np.uint64
-    v = values.astype(U64)
-    v = v - ((v >> U64(1)) & U64(0x5555555555555555))
-    v = (v & U64(0x3333333333333333)) + ((v >> U64(2)) & U64(0x3333333333333333))
-    v = (v + (v >> U64(4))) & U64(0x0F0F0F0F0F0F0F0F)
-    return (v * U64(0x0101010101010101)) >> U64(56)
