@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import html
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..._checks import check_int
 from ...backends import resolve_backend
+from ...runner import WorkUnit, run_units
 from .grid import check_grid, orient, square_count, stick_count
-from .squares import MAX_EXACT_SHORT_SIDE, MAX_TABLE_SHORT_SIDE, count_exact, table_rows
+from .squares import (MAX_EXACT_SHORT_SIDE, MAX_TABLE_SHORT_SIDE, combine_table, count_exact,
+                      solve_table_unit, table_rows, table_units)
 from .transfer import MAX_TRANSFER_SHORT_SIDE, count_by_removed
 
 __all__ = ["matchsticks", "matchstick_counts", "matchstick_table", "MatchstickTable",
@@ -136,9 +140,17 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
 
 
 def matchstick_table(m: int, n: int, squares: Iterable[int] = range(15), *,
-                     backend: str | None = None) -> MatchstickTable:
+                     backend: str | None = None,
+                     checkpoint: str | os.PathLike[str] | None = None,
+                     executor: concurrent.futures.Executor | None = None,
+                     progress: bool | None = None) -> MatchstickTable:
     """The puzzle table: for each S, the fewest removals leaving exactly S squares, and the
     number of ways (valid configurations only).
+
+    With ``checkpoint``, ``executor`` or ``progress=True`` the table is computed as
+    independent work units (one per stick pattern of the first column) through
+    :func:`gpuqueens.runner.run_units`: a checkpointed run can be killed and resumed, and
+    the units can be spread over processes or a Dask cluster, as for N-Queens.
 
     >>> print(matchstick_table(1, 2, squares=range(3), backend="cpu"))
     1×2 grid (7 sticks, 2 squares)
@@ -152,13 +164,34 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] = range(15), *,
     wanted = sorted({check_int("squares", s, low=0) for s in squares})
     if not wanted:
         raise ValueError("squares must name at least one S")
-    backend = resolve_backend(backend)
-    h, _ = orient(m, n)
+    resolve_backend(backend)  # validates the choice; the sparse DP runs on the CPU (below)
+    h, w = orient(m, n)
     if h > MAX_TABLE_SHORT_SIDE:
         raise ValueError(f"{m}×{n}: the table is limited to a shorter side of "
                          f"{MAX_TABLE_SHORT_SIDE} (6×6 needs over 2·10^7 live entries for S = 12); got {h}")
     possible = [s for s in wanted if s <= total]
-    rows = dict((s, (r, c)) for s, r, c in table_rows(m, n, possible)) if possible else {}
+    if not possible:
+        rows = {}
+    elif checkpoint is None and executor is None and not progress:
+        rows = {s: (r, c) for s, r, c in table_rows(m, n, possible)}
+    else:
+        rows = _table_by_units(h, w, possible, checkpoint, executor, progress)
     full = tuple((s, *rows.get(s, (None, 0))) for s in wanted)
     # The sparse DP runs on the CPU on every backend (docs/matchsticks.md).
     return MatchstickTable(m, n, full, "cpu")
+
+
+def solve_table_unit_flat(payload: dict) -> tuple[int, ...]:
+    """:func:`solve_table_unit` as the runner stores it: ``(R, count)`` per S, R = -1 for none."""
+    rows = solve_table_unit(payload)["rows"]
+    return tuple(v for _, r, c in rows for v in (-1 if r is None else r, c))
+
+
+def _table_by_units(h: int, w: int, squares: list[int], checkpoint, executor, progress) -> dict:
+    units = [WorkUnit(u["id"], u) for u in table_units(h, w, squares)]
+    job = {"problem": "matchstick-table", "format": 1, "m": h, "n": w, "squares": squares}
+    results = run_units(units, solve_table_unit_flat, job=job, executor=executor,
+                        checkpoint=checkpoint, progress=progress, description=f"{h}×{w} table")
+    decoded = [{"rows": [(s, None if flat[2 * i] < 0 else flat[2 * i], flat[2 * i + 1])
+                         for i, s in enumerate(squares)]} for flat in results.values()]
+    return {s: (r, c) for s, r, c in combine_table(decoded)}

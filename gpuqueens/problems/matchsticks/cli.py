@@ -53,7 +53,7 @@ def register(subparsers) -> None:
     table.add_argument("n", type=int)
     table.add_argument("--squares", type=parse_squares, default=list(range(15)), metavar="0-14",
                        help="S values: a range 0-14 or a list 1,3,5 (default 0-14)")
-    add_run_options(table, long_runs=False)
+    add_run_options(table)
     table.set_defaults(handler=handle, matchstick_command="table")
 
 
@@ -72,7 +72,8 @@ def handle(args: argparse.Namespace) -> int:
         text = "\n".join(f"R={r:<4d} {c}" for r, c in enumerate(values))
         text += f"\ntotal  {sum(values)}"
     else:
-        text = str(matchstick_table(args.m, args.n, args.squares, backend=backend))
+        text = str(matchstick_table(args.m, args.n, args.squares, backend=backend,
+                                    checkpoint=args.checkpoint, progress=args.progress))
         backend = "cpu"  # the square-tracking DP always runs on the CPU
     seconds = time.perf_counter() - start
     print(text)
