@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One script for the GPU machine: build, GPU tests, benchmark, seed peer side by side.
 #
-#   bash bench/device_run.sh [--with-22] [--nmax N] [--seed-nmax N] [--steps "build tests bench seed table"]
+#   bash bench/device_run.sh [--with-22] [--nmax N] [--seed-nmax N] [--ygch-nmax N]
+#                            [--steps "build tests bench seed ygch table"]
 #
 # Before: run bench/prepare_peers.sh on the developer machine and carry "peers" to the device
 # (it is git-ignored). Outputs go to $OUT/device_run (the device tool brings $OUT back) or to
@@ -20,12 +21,14 @@ cd "$root"
 nmin=8
 nmax=21
 seed_nmax=20
-steps="build tests bench seed table"
+ygch_nmax=21
+steps="build tests bench seed ygch table"
 while [ $# -gt 0 ]; do
   case "$1" in
     --with-22) nmax=22 ;;
     --nmax) nmax=$2; shift ;;
     --seed-nmax) seed_nmax=$2; shift ;;
+    --ygch-nmax) ygch_nmax=$2; shift ;;
     --steps) steps=$2; shift ;;
     *) echo "device_run: unknown option $1" >&2; exit 2 ;;
   esac
@@ -76,13 +79,28 @@ if step seed; then
   fi
 fi
 
+if step ygch; then
+  banner "ygch/n_queens peer n=$nmin..$ygch_nmax (6 pre-placed rows, its configuration 2)"
+  if [ -d peers/ygch/src ]; then
+    ( cd peers/ygch/src && nvcc -gencode arch=compute_90,code=sm_90 -O3 -Xcompiler -fopenmp \
+        -D_USE_CONFIG2_ n_queens_cuda.cu n_queens.cpp utils.cpp main.cpp -o n_queens ) > "$out/ygch_build.log" 2>&1 \
+      || { echo "ygch build failed, see ygch_build.log"; status=1; }
+    : > "$out/ygch.txt"
+    for n in $(seq "$nmin" "$ygch_nmax"); do
+      [ -x peers/ygch/src/n_queens ] && peers/ygch/src/n_queens "$n" 6 2>&1 | tee -a "$out/ygch.txt"
+    done
+  else
+    echo "peers/ygch/src is missing: fetch ygch/n_queens, run YGCH_GIT=... bench/prepare_peers.sh" | tee "$out/ygch.txt"
+  fi
+fi
+
 if step table; then
   banner "side by side"
-  python - "$out/ours.json" "$out/seed.txt" <<'PY' 2>&1 | tee "$out/table.txt"
+  python - "$out/ours.json" "$out/seed.txt" "$out/ygch.txt" <<'PY' 2>&1 | tee "$out/table.txt"
 import json, re, sys
 from pathlib import Path
 
-ours_path, seed_path = map(Path, sys.argv[1:3])
+ours_path, seed_path, ygch_path = map(Path, sys.argv[1:4])
 ours = {r["n"]: r for r in json.loads(ours_path.read_text())} if ours_path.exists() else {}
 seed = {}
 if seed_path.exists():
@@ -93,21 +111,34 @@ if seed_path.exists():
             n, total, unique, dd, hh, mm, ss, cc = map(int, m.groups())
             seed[n] = (total, unique, dd * 86400 + hh * 3600 + mm * 60 + ss + cc / 100)
 
+ygch = {}
+if ygch_path.exists():
+    # ygch prints "cuda N queens result TOTAL, calc time: [MS ms]"
+    row = re.compile(r"cuda (\d+) queens result (\d+), calc time: \[([\d.]+)ms\]")
+    for m in row.finditer(ygch_path.read_text()):
+        ygch[int(m.group(1))] = (int(m.group(2)), float(m.group(3)) / 1000)
+
 def rate(nodes, seconds):
     return f"{nodes / seconds:.3e}" if nodes and seconds else "-"
 
-print(f"{'n':>3} {'total':>16} {'ours s':>9} {'seed s':>9} {'seed/ours':>9} {'ours nodes/s':>12} {'seed nodes/s':>12} agree")
-for n in sorted(set(ours) | set(seed)):
+print(f"{'n':>3} {'total':>16} {'ours s':>9} {'seed s':>9} {'seed/ours':>9} {'ygch s':>9} {'ygch/ours':>9} "
+      f"{'ours nodes/s':>12} {'seed nodes/s':>12} agree")
+for n in sorted(set(ours) | set(seed) | set(ygch)):
     r, s = ours.get(n), seed.get(n)
-    total = r["total"] if r else s[0]
+    y = ygch.get(n)
+    total = r["total"] if r else (s[0] if s else y[0])
     ours_s = r["warm_s"] if r else None
     seed_s = s[2] if s else None
     nodes = r["plain_nodes"] if r else None
-    agree = "-" if not (r and s) else ("yes" if (r["total"], r["unique"]) == s[:2] else "NO")
+    agree = "-" if not (r and (s or y)) else (
+        "yes" if (not s or (r["total"], r["unique"]) == s[:2]) and (not y or r["total"] == y[0]) else "NO")
     ratio = f"{seed_s / ours_s:.2f}" if ours_s and seed_s else "-"
     ours_txt = "-" if ours_s is None else f"{ours_s:.3f}"
     seed_txt = "-" if seed_s is None else f"{seed_s:.2f}"
-    print(f"{n:>3} {total:>16} {ours_txt:>9} {seed_txt:>9} {ratio:>9} "
+    ygch_s = y[1] if y else None
+    ygch_txt = "-" if ygch_s is None else f"{ygch_s:.3f}"
+    ygch_ratio = f"{ygch_s / ours_s:.2f}" if ours_s and ygch_s else "-"
+    print(f"{n:>3} {total:>16} {ours_txt:>9} {seed_txt:>9} {ratio:>9} {ygch_txt:>9} {ygch_ratio:>9} "
           f"{rate(nodes, ours_s):>12} {rate(nodes, seed_s):>12} {agree}")
 print("nodes/s = queens placed by the plain unreduced search (fixed per n) / wall seconds;"
       " the seed's clock has 0.01 s resolution.")

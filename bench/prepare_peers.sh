@@ -22,3 +22,13 @@ cp "$shared/tools/seed_nqueens.sh" "$root/peers/tools/seed_nqueens.sh"
 cp "$shared/seeds/$seed" "$root/peers/seeds/$seed"
 chmod +x "$root/peers/tools/seed_nqueens.sh"
 echo "seed peer copied into $root/peers (carry \"peers\" to the device machine)"
+
+# Optional second peer, ygch/n_queens (MIT): bring it with the search tool's fetch, then
+#   YGCH_GIT=/work/.mirror/ygch+n_queens/repo bash bench/prepare_peers.sh
+# exports its src/ into peers/ygch/src (git-ignored, never committed).
+if [ -n "${YGCH_GIT:-}" ]; then
+  rm -rf "$root/peers/ygch" && mkdir -p "$root/peers/ygch"
+  git --git-dir="$YGCH_GIT" archive HEAD src LICENSE | tar -x -C "$root/peers/ygch"
+  git --git-dir="$YGCH_GIT" log -1 --format='%H %cs' > "$root/peers/ygch/COMMIT"
+  echo "ygch/n_queens $(cat "$root/peers/ygch/COMMIT") exported into $root/peers/ygch"
+fi
