@@ -6,9 +6,10 @@
 //
 // How it works
 // ------------
-// The host places the queens of rows 0..mark-1 ("prefixes"). Each GPU thread takes whole
-// prefixes (grid-stride loop) and walks the subtree of rows mark..n-1 depth first, without
-// recursion:
+// The host places the queens of rows 0..mark-1 ("prefixes"). Each GPU thread takes every
+// (threads)-th prefix and walks the subtree of rows mark..n-1 depth first, without
+// recursion, in a single loop that loads the thread's next prefix when a subtree is done
+// (so no thread waits at an inner loop's exit for the slowest subtree of its warp):
 //
 //   * The attack masks of the current row live in registers. `left` is a 64-bit word that is
 //     never masked, and `right` is kept in the upper half of a 64-bit word, so a shift never
@@ -163,48 +164,89 @@ struct NqRules {
     }
 };
 
-// Count the whole subtree below one prefix (rows mark..n-1). `stack` holds 2 * (n-1-mark)
-// words at stack[k * stride]: entry 2d is the untried candidates of row mark+d, entry 2d+1
-// the queen placed there.
-__host__ __device__ inline NqCounts nq_count_subtree(
-    int n, int mark, nq_u32 left32, nq_u32 down, nq_u32 right32,
-    const unsigned char* prefix_cols, int b1, bool corner,
-    nq_u32* stack, int stride) {
-    NqCounts counts;
-    counts.total = 0;
-    counts.unique = 0;
+// The prefixes of one launch (device pointers in a kernel, host pointers in the harness).
+struct NqPrefixes {
+    int n;
+    int mark;
+    long long count;
+    const nq_u32* left;
+    const nq_u32* down;
+    const nq_u32* right;
+    const unsigned char* cols;    // count x mark, row-major
+    const unsigned char* b1;
+    const unsigned char* corner;
+};
+
+// Where per-prefix counts go; null pointers when only the sums are wanted.
+struct NqEachOut {
+    nq_u64* total;
+    nq_u64* unique;
+};
+
+__host__ __device__ inline void nq_clear(NqCounts& c) {
+    c.total = 0;
+    c.unique = 0;
 #ifdef NQ_COUNT_NODES
-    counts.nodes = 0;
+    c.nodes = 0;
 #endif
-    const NqRules rules(n, b1, corner);
+}
+
+__host__ __device__ inline void nq_add(NqCounts& into, const NqCounts& c) {
+    into.total += c.total;
+    into.unique += c.unique;
+#ifdef NQ_COUNT_NODES
+    into.nodes += c.nodes;
+#endif
+}
+
+// Count the subtrees (rows mark..n-1) below prefixes first, first+step, first+2*step, ...
+// and return their sums. Everything happens in ONE loop: when a thread finishes a subtree it
+// loads its next prefix inside the same loop instead of leaving an inner loop, so the
+// threads of a warp never wait for each other at a loop exit; their work stays in step.
+// `stack` holds 2 * (n-1-mark) words at stack[k * stride]: entry 2d is the untried
+// candidates of row mark+d, entry 2d+1 the queen placed there.
+__host__ __device__ inline NqCounts nq_count_prefixes(
+    const NqPrefixes& set, long long first, long long step,
+    nq_u32* stack, int stride, NqEachOut each) {
+    NqCounts sums;
+    NqCounts mine;  // the current prefix's counts
+    nq_clear(sums);
+    nq_clear(mine);
+    const int n = set.n;
+    const int mark = set.mark;
     const nq_u32 mask = (nq_u32)((1ull << n) - 1ull);
     const int last_row = n - 1;
-    const int step = 2 * stride;  // distance between two rows' entries
+    const int words = 2 * stride;  // distance between two rows' entries
     nq_u32* untried = stack;
     nq_u32* placed = stack + stride;
-    NqBoard board = {n, mark, prefix_cols, placed, step, 0u};
 
-    nq_u64 left = left32;                    // unmasked: bits above n-1 are kept for undo
-    nq_u64 right = ((nq_u64)right32) << 32;  // right mask in the upper half
+    long long p = first;
+    if (p >= set.count) return sums;
+    // state of the search, (re)loaded for every prefix
+    NqRules rules(n, set.b1[p], set.corner[p] != 0);
+    NqBoard board = {n, mark, set.cols + p * mark, placed, words, 0u};
+    nq_u64 left = set.left[p];                     // unmasked: bits above n-1 kept for undo
+    nq_u32 down = set.down[p];
+    nq_u64 right = ((nq_u64)set.right[p]) << 32;   // right mask in the upper half
     int row = mark;
-    nq_u32 cand = rules.apply(row, mask & ~(left32 | down | right32), down);
+    nq_u32 cand = rules.apply(row, mask & ~(set.left[p] | down | set.right[p]), down);
 
     for (;;) {
         if (cand != 0) {
             const nq_u32 bit = cand & (0u - cand);
             cand ^= bit;
 #ifdef NQ_COUNT_NODES
-            counts.nodes += 1;
+            mine.nodes += 1;
 #endif
             if (row == last_row) {
-                if (corner) {
-                    counts.total += 8;
-                    counts.unique += 1;
+                if (rules.corner) {
+                    mine.total += 8;
+                    mine.unique += 1;
                 } else {
                     board.last_bit = bit;
-                    const int size = nq_side_class_size(board, b1);
-                    counts.total += (nq_u64)size;
-                    counts.unique += (size != 0);
+                    const int size = nq_side_class_size(board, rules.b1);
+                    mine.total += (nq_u64)size;
+                    mine.unique += (size != 0);
                 }
                 continue;
             }
@@ -215,39 +257,44 @@ __host__ __device__ inline NqCounts nq_count_subtree(
             const nq_u32 next_free = rules.apply(row + 1, mask & ~attacked, next_down);
             if (next_free == 0) continue;  // dead end: try the next candidate of this row
             const int depth = row - mark;
-            untried[depth * step] = cand;
-            placed[depth * step] = bit;
+            untried[depth * words] = cand;
+            placed[depth * words] = bit;
             left = next_left;
             down = next_down;
             right = next_right;
             cand = next_free;
             ++row;
-        } else {
-            if (row == mark) break;
+        } else if (row > mark) {  // back up one row
             --row;
             const int depth = row - mark;
-            const nq_u32 bit = placed[depth * step];
-            cand = untried[depth * step];
+            const nq_u32 bit = placed[depth * words];
+            cand = untried[depth * words];
             left = (left >> 1) ^ bit;
             down ^= bit;
             right = (right << 1) ^ ((nq_u64)bit << 32);
+        } else {  // prefix p is finished: record it and load the next one
+            if (each.total) {
+                each.total[p] = mine.total;
+                each.unique[p] = mine.unique;
+            }
+            nq_add(sums, mine);
+            nq_clear(mine);
+            p += step;
+            if (p >= set.count) break;
+            rules = NqRules(n, set.b1[p], set.corner[p] != 0);
+            board.prefix_cols = set.cols + p * mark;
+            left = set.left[p];
+            down = set.down[p];
+            right = ((nq_u64)set.right[p]) << 32;
+            cand = rules.apply(row, mask & ~(set.left[p] | down | set.right[p]), down);
         }
     }
-    return counts;
+    return sums;
 }
 
 // Words of stack per thread for a given n and mark.
 __host__ __device__ inline int nq_stack_words(int n, int mark) {
     return 2 * (n - 1 - mark);
-}
-
-__device__ inline NqCounts nq_count_prefix(
-    long long p, int n, int mark,
-    const nq_u32* left, const nq_u32* down, const nq_u32* right,
-    const unsigned char* cols, const unsigned char* b1, const unsigned char* corner,
-    nq_u32* stack) {
-    return nq_count_subtree(n, mark, left[p], down[p], right[p], cols + p * mark,
-                            b1[p], corner[p] != 0, stack, (int)blockDim.x);
 }
 
 __device__ inline nq_u64 nq_warp_sum(nq_u64 value) {
@@ -284,9 +331,10 @@ __device__ inline void nq_add_block_sums(nq_u64 (&sums)[NQ_SUM_WORDS], nq_u64* b
     }
 }
 
+
 // Count prefixes [0, count) and add each block's sums to block_sums (NQ_SUM_WORDS words per
 // block: total, unique[, nodes]). Dynamic shared memory: blockDim.x * nq_stack_words(n, mark)
-// * 4 bytes.
+// * 4 bytes. Thread t of the grid takes prefixes t, t + threads, t + 2 * threads, ...
 extern "C" __global__ void nqueens_count(
     int n, int mark, long long count,
     const nq_u32* __restrict__ left, const nq_u32* __restrict__ down,
@@ -294,17 +342,16 @@ extern "C" __global__ void nqueens_count(
     const unsigned char* __restrict__ b1, const unsigned char* __restrict__ corner,
     nq_u64* __restrict__ block_sums) {
     extern __shared__ nq_u32 nq_stacks[];
-    nq_u32* stack = nq_stacks + threadIdx.x;
-    nq_u64 sums[NQ_SUM_WORDS] = {};
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < count; p += stride) {
-        const NqCounts c = nq_count_prefix(p, n, mark, left, down, right, cols, b1, corner, stack);
-        sums[0] += c.total;
-        sums[1] += c.unique;
+    const NqPrefixes set = {n, mark, count, left, down, right, cols, b1, corner};
+    const NqEachOut none = {0, 0};
+    const NqCounts c = nq_count_prefixes(
+        set, (long long)blockIdx.x * blockDim.x + threadIdx.x, (long long)gridDim.x * blockDim.x,
+        nq_stacks + threadIdx.x, (int)blockDim.x, none);
 #ifdef NQ_COUNT_NODES
-        sums[2] += c.nodes;
+    nq_u64 sums[NQ_SUM_WORDS] = {c.total, c.unique, c.nodes};
+#else
+    nq_u64 sums[NQ_SUM_WORDS] = {c.total, c.unique};
 #endif
-    }
     nq_add_block_sums(sums, block_sums);
 }
 
@@ -316,11 +363,9 @@ extern "C" __global__ void nqueens_count_each(
     const unsigned char* __restrict__ b1, const unsigned char* __restrict__ corner,
     nq_u64* __restrict__ totals, nq_u64* __restrict__ uniques) {
     extern __shared__ nq_u32 nq_stacks[];
-    nq_u32* stack = nq_stacks + threadIdx.x;
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < count; p += stride) {
-        const NqCounts c = nq_count_prefix(p, n, mark, left, down, right, cols, b1, corner, stack);
-        totals[p] = c.total;
-        uniques[p] = c.unique;
-    }
+    const NqPrefixes set = {n, mark, count, left, down, right, cols, b1, corner};
+    const NqEachOut each = {totals, uniques};
+    nq_count_prefixes(set, (long long)blockIdx.x * blockDim.x + threadIdx.x,
+                      (long long)gridDim.x * blockDim.x, nq_stacks + threadIdx.x,
+                      (int)blockDim.x, each);
 }

@@ -76,16 +76,21 @@ int main(int argc, char** argv) {
     std::vector<nq_u64> nodes(in.count);
 #endif
     nq_u32 stack[2 * NQ_MAX_N];
-    for (unsigned long long p = 0; p < in.count; ++p) {
-        const NqCounts c = nq_count_subtree(n, mark, in.left[p], in.down[p], in.right[p],
-                                            &in.cols[p * in.mark], in.b1[p], in.corner[p] != 0,
-                                            stack, 1);
-        totals[p] = c.total;
-        uniques[p] = c.unique;
+    const NqPrefixes set = {n, mark, (long long)in.count, in.left.data(), in.down.data(),
+                            in.right.data(), in.cols.data(), in.b1.data(), in.corner.data()};
 #ifdef NQ_COUNT_NODES
-        nodes[p] = c.nodes;
-#endif
+    // node counts are only summed by the worker loop: count prefix by prefix here
+    for (unsigned long long p = 0; p < in.count; ++p) {
+        const NqPrefixes one = {n, mark, 1, &in.left[p], &in.down[p], &in.right[p],
+                                &in.cols[p * in.mark], &in.b1[p], &in.corner[p]};
+        const NqEachOut each = {&totals[p], &uniques[p]};
+        nodes[p] = nq_count_prefixes(one, 0, 1, stack, 1, each).nodes;
     }
+#else
+    // one worker over all prefixes, as a GPU thread runs it (step 1 instead of the grid size)
+    const NqEachOut each = {totals.data(), uniques.data()};
+    nq_count_prefixes(set, 0, 1, stack, 1, each);
+#endif
     std::FILE* f = std::fopen(argv[2], "wb");
     bool ok = f && write_array(f, totals) && write_array(f, uniques);
 #ifdef NQ_COUNT_NODES
