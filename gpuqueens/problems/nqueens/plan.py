@@ -17,9 +17,11 @@ from .prefixes import Prefixes, enumerate_prefixes, expand_prefixes
 
 __all__ = ["Plan", "UnitPayload", "plan_for", "work_units", "solve_unit", "GPU_TARGET_PREFIXES"]
 
-#: The GPU expands a unit's prefixes until there are at least this many (several waves of
-#: threads on a large GPU), so that uneven subtrees even out.
-GPU_TARGET_PREFIXES = 1 << 21
+#: The GPU expands a unit's prefixes until there are at least this many (about one wave of
+#: threads on an H100), so that uneven subtrees even out. Host expansion costs ~0.07 s per
+#: million prefixes: 2^21 would spend 0.6 s of host time at n=18 against a 0.3 s target.
+#: A first guess (2026-11-21, no GPU in that session): tune it on a GPU.
+GPU_TARGET_PREFIXES = 1 << 18
 #: ...but stops this many rows above the bottom: deeper prefixes leave too little work per thread.
 GPU_MIN_TAIL_ROWS = 9
 
