@@ -79,7 +79,13 @@ def test_bad_input(call, error):
 def test_too_large_grids_are_refused_with_the_limit():
     with pytest.raises(ValueError, match="limited to a shorter side"):
         matchstick_counts(14, 14, backend="cpu")
-    with pytest.raises(ValueError, match="limited to a shorter side"):
-        matchstick_table(6, 6, backend="cpu")
+    with pytest.raises(ValueError, match="limited to a shorter side of 7"):
+        matchstick_table(8, 9, backend="cpu")
     with pytest.raises(ValueError, match="limited to a shorter side"):
         matchsticks(6, 7, removed=20, squares=3, backend="cpu")
+
+
+def test_checkpointed_tables_beyond_the_unit_limit_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="checkpointed or distributed tables"):
+        matchstick_table(6, 6, backend="cpu", checkpoint=tmp_path / "t.sqlite")
+    assert not (tmp_path / "t.sqlite").exists()

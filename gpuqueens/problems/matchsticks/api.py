@@ -12,8 +12,9 @@ from ..._checks import check_int
 from ...backends import resolve_backend
 from ...runner import WorkUnit, run_units
 from .grid import check_grid, orient, square_count, stick_count
-from .squares import (MAX_EXACT_SHORT_SIDE, MAX_TABLE_SHORT_SIDE, combine_table, count_exact,
-                      solve_table_unit, table_rows, table_units)
+from .join import JOIN_ENTRY_LIMIT, MAX_JOIN_SHORT_SIDE, table_rows_join
+from .squares import (MAX_ENTRIES, MAX_EXACT_SHORT_SIDE, MAX_TABLE_SHORT_SIDE, combine_table,
+                      count_exact, solve_table_unit, table_units)
 from .transfer import MAX_TRANSFER_SHORT_SIDE, count_by_removed
 
 __all__ = ["matchsticks", "matchstick_counts", "matchstick_table", "MatchstickTable",
@@ -147,10 +148,13 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] = range(15), *,
     """The puzzle table: for each S, the fewest removals leaving exactly S squares, and the
     number of ways (valid configurations only).
 
-    With ``checkpoint``, ``executor`` or ``progress=True`` the table is computed as
-    independent work units (one per stick pattern of the first column) through
-    :func:`gpuqueens.runner.run_units`: a checkpointed run can be killed and resumed, and
-    the units can be spread over processes or a Dask cluster, as for N-Queens.
+    The table comes from a meet-in-the-middle join at the centre column
+    (``docs/matchsticks.md``): 6×6 in a few seconds, 7×7 in about ten minutes and ~12 GB;
+    the shorter side is limited to 7. With ``checkpoint`` or ``executor`` it is computed
+    instead as independent work units (one per stick pattern of the first column) through
+    :func:`gpuqueens.runner.run_units`, with a progress bar when ``progress`` allows: a
+    checkpointed run can be killed and resumed, and the units can be spread over processes
+    or a Dask cluster, as for N-Queens (shorter side up to 5 for now).
 
     >>> print(matchstick_table(1, 2, squares=range(3), backend="cpu"))
     1×2 grid (7 sticks, 2 squares)
@@ -164,18 +168,23 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] = range(15), *,
     wanted = sorted({check_int("squares", s, low=0) for s in squares})
     if not wanted:
         raise ValueError("squares must name at least one S")
-    resolve_backend(backend)  # validates the choice; the sparse DP runs on the CPU (below)
+    resolve_backend(backend)  # validates the choice; the table runs on the CPU (below)
     h, w = orient(m, n)
-    if h > MAX_TABLE_SHORT_SIDE:
-        raise ValueError(f"{m}×{n}: the table is limited to a shorter side of "
-                         f"{MAX_TABLE_SHORT_SIDE} (6×6 needs over 2·10^7 live entries for S = 12); got {h}")
+    by_units = checkpoint is not None or executor is not None
+    if h > MAX_JOIN_SHORT_SIDE:
+        raise ValueError(f"{m}×{n}: the table is limited to a shorter side of {MAX_JOIN_SHORT_SIDE} "
+                         f"(7×7 takes ~10 minutes and ~12 GB of memory); got {h}")
+    if by_units and h > MAX_TABLE_SHORT_SIDE:
+        raise ValueError(f"{m}×{n}: checkpointed or distributed tables are limited to a shorter side "
+                         f"of {MAX_TABLE_SHORT_SIDE} for now; run it without checkpoint/executor")
     possible = [s for s in wanted if s <= total]
     if not possible:
         rows = {}
-    elif checkpoint is None and executor is None and not progress:
-        rows = {s: (r, c) for s, r, c in table_rows(m, n, possible)}
-    else:
+    elif by_units:
         rows = _table_by_units(h, w, possible, checkpoint, executor, progress)
+    else:
+        limit = JOIN_ENTRY_LIMIT.get(h, MAX_ENTRIES)
+        rows = {s: (r, c) for s, r, c in table_rows_join(m, n, possible, max_entries=limit)}
     full = tuple((s, *rows.get(s, (None, 0))) for s in wanted)
     # The sparse DP runs on the CPU on every backend (docs/matchsticks.md).
     return MatchstickTable(m, n, full, "cpu")
