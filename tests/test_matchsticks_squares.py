@@ -10,14 +10,10 @@ from gpuqueens.problems.matchsticks.grid import square_count, stick_count
 from gpuqueens.problems.matchsticks.squares import (SweepStats, combine_table, count_exact, solve_table_unit,
                                            table_rows, table_units)
 
-SEED_4X4 = [(0, 9, 16), (1, 9, 4972), (2, 8, 1798), (3, 7, 168), (4, 7, 5720), (5, 6, 312),
-            (6, 6, 4230), (7, 5, 80), (8, 5, 1164), (9, 5, 7144), (10, 4, 84), (11, 4, 784),
-            (12, 4, 3020), (13, 3, 8), (14, 3, 156)]
-SEED_5X5 = [(0, 14, 448), (1, 13, 208), (2, 12, 16), (3, 12, 28030), (4, 11, 2092),
-            (5, 11, 151276), (6, 10, 6716), (7, 10, 196528), (8, 9, 4896), (9, 9, 99740),
-            (10, 8, 1038), (11, 8, 21422), (12, 7, 40), (13, 7, 1624), (14, 7, 19112)]
-# 6×6 rows of the seed that the DP reproduces quickly (the others are too slow for CI).
-SEED_6X6_FAST = [(0, 19, 16), (3, 17, 72)]
+from seed_tables import SEED_4X4, SEED_5X5, SEED_6X6
+
+# 6×6 rows that the sweep reproduces quickly (the others are too slow for CI).
+SEED_6X6_FAST = [SEED_6X6[0], SEED_6X6[3]]
 
 
 @functools.lru_cache(maxsize=None)

@@ -57,7 +57,7 @@ import numpy as np
 from .bounds import UnitSquareBound
 from .grid import orient, square_count, stick_count
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
-from .squares import MAX_ENTRIES, KeyLayout, _merge, _thresholds
+from .squares import MAX_ENTRIES, KeyLayout, step_point
 
 __all__ = ["table_rows_join", "JoinStats"]
 
@@ -103,72 +103,9 @@ def _half_sweep(h, w, stops, max_squares, caps, bound, primes, max_entries=MAX_E
     if 0 in stops:
         out[0] = (keys, removed, counts)
     for j in range(max(stops)):
-        has_right = j < w
         for i in range(h + 1):
-            has_down = i < h
-            p = j * (h + 1) + i
-            frontier_all = layout.get(keys, "H")
-            left = _bit(frontier_all, i)
-            t = layout.get(keys, "t")
-            up = (t < U64(i)).astype(U64)
-            closed = np.zeros(len(t), dtype=U64)
-            kept = [list(keys), list(keys)]
-            for u in range(1, i + 1):
-                r = i - u
-                k = layout.groups[r, u]
-                name = ("g", r, u)
-                group = layout.get(keys, name)
-                vertical = t <= U64(r)
-                if j - u >= 0:
-                    slot = U64((j - u) % k)
-                    closed += ((group >> slot) & ONE) & vertical
-                    group = group & ~(ONE << slot)
-                top_kept = _bit(frontier_all, r).astype(bool)
-                group = np.where(top_kept, group, U64(0))
-                if j <= w - u:
-                    group = group | ((vertical & top_kept).astype(U64) << U64(j % k))
-                layout.put(kept[0], name, U64(0))
-                layout.put(kept[1], name, group)
-            squares = layout.get(keys, "s") + closed
-            threshold = _thresholds(bound.after(p), caps, max_squares, None)
-            units_after = []
-            for right in (0, 1):
-                units = np.zeros(len(t), dtype=U64)
-                for r in range(h):
-                    units |= layout.get(kept[right], ("g", r, 1)) << U64(r)
-                units_after.append(units)
-            frontier = frontier_all & ~(ONE << U64(i))
-            s_index = np.minimum(squares, U64(max_squares)).astype(np.int64)
-            alive = squares <= U64(max_squares)
-            parts = []
-            for right in (0, 1) if has_right else (0,):
-                for down in (0, 1) if has_down else (0,):
-                    lost = (has_down and not down) + (has_right and not right)
-                    ok = alive & ((left + up) != U64(1 - down - right) if down + right <= 1
-                                  else np.ones(len(t), dtype=bool))
-                    small = bound.index(frontier | U64(right << i), U64(down if has_down else 0),
-                                        units_after[right])
-                    ok &= removed + lost <= threshold[small, s_index]
-                    idx = np.flatnonzero(ok)
-                    if len(idx) == 0:
-                        continue
-                    part = [word[idx] for word in kept[right]]
-                    layout.put(part, "H", frontier[idx] | U64(right << i))
-                    if not has_down:
-                        layout.put(part, "t", U64(0))
-                    elif not down:
-                        layout.put(part, "t", U64(i + 1))
-                    layout.put(part, "s", squares[idx])
-                    parts.append((part, removed[idx] + lost, counts[idx]))
-            if parts:
-                keys = [np.concatenate([q[0][wd] for q in parts]) for wd in range(layout.words)]
-                removed = np.concatenate([q[1] for q in parts])
-                counts = np.concatenate([q[2] for q in parts])
-                keys, removed, counts = _merge(keys, removed, counts, primes, True)
-            else:
-                keys = [np.zeros(0, dtype=U64) for _ in range(layout.words)]
-                removed = np.zeros(0, dtype=np.int64)
-                counts = np.zeros((0, len(primes)), dtype=U64)
+            keys, removed, counts = step_point(layout, (keys, removed, counts), i, j, bound=bound,
+                                               caps=caps, max_squares=max_squares, primes=primes)
             live = max(live, len(removed))
             if live > max_entries:
                 raise ValueError(

@@ -181,6 +181,96 @@ def _thresholds(fewest_after: np.ndarray, caps: dict[int, int] | None, max_squar
     return out
 
 
+
+def step_point(layout: KeyLayout, state, i: int, j: int, *, bound: UnitSquareBound, caps,
+               max_squares: int, primes: np.ndarray, max_removed: int | None = None,
+               undecided: int = 0, first_column: int | None = None):
+    """Advance the sparse DP over grid point (i, j): decide its down and right sticks.
+
+    ``state`` is ``(keys, removed, counts)``; returns the merged new state. Shared by
+    :func:`sweep` and the half sweeps of :mod:`.join`. ``max_removed=None`` is table mode;
+    an int is exact mode (``undecided``: sticks not decided after this point).
+    ``first_column`` restricts column 0's vertical sticks to one work unit's pattern.
+    """
+    keys, removed, counts = state
+    h, w = layout.h, layout.w
+    table_mode = max_removed is None
+    has_right = j < w
+    has_down = i < h
+    p = j * (h + 1) + i
+    frontier_all = layout.get(keys, "H")
+    left = _bit(frontier_all, i)
+    t = layout.get(keys, "t")
+    up = (t < U64(i)).astype(U64)
+    closed = np.zeros(len(t), dtype=U64)
+    kept = [list(keys), list(keys)]  # resolved keys for right = 0 and right = 1
+    for u in range(1, i + 1):
+        r = i - u
+        k = layout.groups[r, u]
+        name = ("g", r, u)
+        group = layout.get(keys, name)
+        vertical = t <= U64(r)  # the sticks between rows r..i of column j remain
+        if j - u >= 0:
+            slot = U64((j - u) % k)
+            closed += ((group >> slot) & ONE) & vertical
+            group = group & ~(ONE << slot)
+        top_kept = _bit(frontier_all, r).astype(bool)
+        group = np.where(top_kept, group, U64(0))
+        if j <= w - u:
+            group = group | ((vertical & top_kept).astype(U64) << U64(j % k))
+        layout.put(kept[0], name, U64(0))
+        layout.put(kept[1], name, group)
+    squares = layout.get(keys, "s") + closed
+    threshold = _thresholds(bound.after(p), caps, max_squares, max_removed)
+    units_after = []
+    for right in (0, 1):
+        units = np.zeros(len(t), dtype=U64)
+        for r in range(h):
+            units |= layout.get(kept[right], ("g", r, 1)) << U64(r)
+        units_after.append(units)
+    frontier = frontier_all & ~(ONE << U64(i))
+    s_index = np.minimum(squares, U64(max_squares)).astype(np.int64)
+    alive = squares <= U64(max_squares)
+    parts = []
+    for right in (0, 1) if has_right else (0,):
+        for down in (0, 1) if has_down else (0,):
+            if first_column is not None and j == 0 and has_down and down != (first_column >> i) & 1:
+                continue
+            lost = (has_down and not down) + (has_right and not right)
+            ok = alive & ((left + up) != U64(1 - down - right) if down + right <= 1
+                          else np.ones(len(t), dtype=bool))
+            if not table_mode:
+                r_new = layout.get(keys, "r") + U64(lost)
+                # Too many removed, or too few sticks left to remove the rest.
+                ok &= (r_new <= U64(max_removed)) & (r_new + U64(undecided) >= U64(max_removed))
+            # Prune by the unit-square relaxation (module bounds): R so far plus the
+            # fewest future removals must fit under the cap of some S still open.
+            small = bound.index(frontier | U64(right << i), U64(down if has_down else 0),
+                                units_after[right])
+            so_far = removed + lost if table_mode else r_new.astype(np.int64)
+            ok &= so_far <= threshold[small, s_index]
+            idx = np.flatnonzero(ok)
+            if len(idx) == 0:
+                continue
+            part = [word[idx] for word in kept[right]]
+            layout.put(part, "H", frontier[idx] | U64(right << i))
+            if not has_down:
+                layout.put(part, "t", U64(0))
+            elif not down:
+                layout.put(part, "t", U64(i + 1))
+            layout.put(part, "s", squares[idx])
+            if not table_mode:
+                layout.put(part, "r", r_new[idx])
+            parts.append((part, removed[idx] + lost, counts[idx]))
+    if not parts:
+        return ([np.zeros(0, dtype=U64) for _ in range(layout.words)],
+                np.zeros(0, dtype=np.int64), np.zeros((0, len(primes)), dtype=U64))
+    keys = [np.concatenate([q[0][wd] for q in parts]) for wd in range(layout.words)]
+    removed = np.concatenate([q[1] for q in parts])
+    counts = np.concatenate([q[2] for q in parts])
+    return _merge(keys, removed, counts, primes, table_mode)
+
+
 def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
           first_column: int | None = None, stats: SweepStats | None = None,
           caps: dict[int, int] | None = None, max_entries: int = MAX_ENTRIES):
@@ -211,82 +301,10 @@ def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
         for i in range(h + 1):
             has_down = i < h
             decided += has_down + has_right
-            p = j * (h + 1) + i
-            left = _bit(layout.get(keys, "H"), i)
-            t = layout.get(keys, "t")
-            up = (t < U64(i)).astype(U64)
-            closed = np.zeros(len(t), dtype=U64)
-            kept = [list(keys), list(keys)]  # resolved keys for right = 0 and right = 1
-            for u in range(1, i + 1):
-                r = i - u
-                k = layout.groups[r, u]
-                name = ("g", r, u)
-                group = layout.get(keys, name)
-                vertical = t <= U64(r)  # the sticks between rows r..i of column j remain
-                if j - u >= 0:
-                    slot = U64((j - u) % k)
-                    closed += ((group >> slot) & ONE) & vertical
-                    group = group & ~(ONE << slot)
-                top_kept = _bit(layout.get(keys, "H"), r).astype(bool)
-                group = np.where(top_kept, group, U64(0))
-                if j <= w - u:
-                    group = group | ((vertical & top_kept).astype(U64) << U64(j % k))
-                layout.put(kept[0], name, U64(0))
-                layout.put(kept[1], name, group)
-            squares = layout.get(keys, "s") + closed
-            threshold = _thresholds(bound.after(p), caps, max_squares, max_removed)
-            units_after = []
-            for right in (0, 1):
-                units = np.zeros(len(t), dtype=U64)
-                for r in range(h):
-                    units |= layout.get(kept[right], ("g", r, 1)) << U64(r)
-                units_after.append(units)
-            frontier = layout.get(keys, "H") & ~(ONE << U64(i))
-            s_index = np.minimum(squares, U64(max_squares)).astype(np.int64)
-            alive = squares <= U64(max_squares)
-            parts = []
-            for right in (0, 1) if has_right else (0,):
-                for down in (0, 1) if has_down else (0,):
-                    lost = (has_down and not down) + (has_right and not right)
-                    ok = alive & ((left + up) != U64(1 - down - right) if down + right <= 1
-                                  else np.ones(len(t), dtype=bool))
-                    if not table_mode:
-                        r_new = layout.get(keys, "r") + U64(lost)
-                        # Too many removed, or too few sticks left to remove the rest.
-                        ok &= (r_new <= U64(max_removed)) & (
-                            r_new + U64(sticks - decided) >= U64(max_removed))
-                    # Prune by the unit-square relaxation (module bounds): R so far plus the
-                    # fewest future removals must fit under the cap of some S still open.
-                    small = bound.index(frontier | U64(right << i), U64(down if has_down else 0),
-                                        units_after[right])
-                    so_far = removed + lost if table_mode else r_new.astype(np.int64)
-                    ok &= so_far <= threshold[small, s_index]
-                    idx = np.flatnonzero(ok)
-                    if len(idx) == 0:
-                        continue
-                    part = [word[idx] for word in kept[right]]
-                    bits = layout.get(part, "H") & ~(ONE << U64(i))
-                    layout.put(part, "H", bits | U64(right << i))
-                    if not has_down:
-                        layout.put(part, "t", U64(0))
-                    elif not down:
-                        layout.put(part, "t", U64(i + 1))
-                    layout.put(part, "s", squares[idx])
-                    if not table_mode:
-                        layout.put(part, "r", r_new[idx])
-                    if first_column is not None and j == 0 and has_down and \
-                            down != (first_column >> i) & 1:
-                        continue
-                    parts.append((part, removed[idx] + lost, counts[idx]))
-            if not parts:
-                keys = [np.zeros(0, dtype=U64) for _ in range(layout.words)]
-                removed = np.zeros(0, dtype=np.int64)
-                counts = np.zeros((0, len(primes)), dtype=U64)
-            else:
-                keys = [np.concatenate([p[0][wd] for p in parts]) for wd in range(layout.words)]
-                removed = np.concatenate([p[1] for p in parts])
-                counts = np.concatenate([p[2] for p in parts])
-                keys, removed, counts = _merge(keys, removed, counts, primes, table_mode)
+            keys, removed, counts = step_point(
+                layout, (keys, removed, counts), i, j, bound=bound, caps=caps,
+                max_squares=max_squares, primes=primes, max_removed=max_removed,
+                undecided=sticks - decided, first_column=first_column)
             if len(keys[0]) > max_entries:
                 raise ValueError(
                     f"{m}×{n}: the square-tracking DP passed {max_entries:,} live entries "
