@@ -46,3 +46,14 @@ def test_public_table_6x6_is_the_seed_table():
     import gpuqueens
 
     assert list(gpuqueens.matchstick_table(6, 6, backend="cpu").rows) == SEED_6X6
+
+
+def test_table_progress_bar_only_when_asked(capsys):
+    pytest.importorskip("tqdm")
+    import gpuqueens
+
+    quiet = gpuqueens.matchstick_table(3, 3, backend="cpu", progress=False)
+    assert capsys.readouterr().err == ""
+    shown = gpuqueens.matchstick_table(3, 3, backend="cpu", progress=True)
+    assert "3×3 table, round 1" in capsys.readouterr().err
+    assert shown.rows == quiet.rows

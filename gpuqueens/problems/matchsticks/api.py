@@ -152,7 +152,7 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] = range(15), *,
     (``docs/matchsticks.md``): 6×6 in a few seconds, 7×7 in about ten minutes and ~12 GB;
     the shorter side is limited to 7. With ``checkpoint`` or ``executor`` it is computed
     instead as independent work units (one per stick pattern of the first column) through
-    :func:`gpuqueens.runner.run_units`, with a progress bar when ``progress`` allows: a
+    :func:`gpuqueens.runner.run_units`. ``progress`` shows a bar in either case: a
     checkpointed run can be killed and resumed, and the units can be spread over processes
     or a Dask cluster, as for N-Queens (shorter side up to 5 for now).
 
@@ -184,7 +184,8 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] = range(15), *,
         rows = _table_by_units(h, w, possible, checkpoint, executor, progress)
     else:
         limit = JOIN_ENTRY_LIMIT.get(h, MAX_ENTRIES)
-        rows = {s: (r, c) for s, r, c in table_rows_join(m, n, possible, max_entries=limit)}
+        rows = {s: (r, c) for s, r, c in table_rows_join(m, n, possible, max_entries=limit,
+                                                          progress=progress)}
     full = tuple((s, *rows.get(s, (None, 0))) for s in wanted)
     # The sparse DP runs on the CPU on every backend (docs/matchsticks.md).
     return MatchstickTable(m, n, full, "cpu")

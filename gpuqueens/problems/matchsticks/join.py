@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...progress import Progress, progress_enabled
 from .bounds import UnitSquareBound
 from .grid import orient, square_count, stick_count
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
@@ -305,11 +306,17 @@ def _staircase(left_base, right_base, limit, triangle):
     return out
 
 
+def _centre_patterns(h: int) -> list[int]:
+    """Centre-column stick patterns, one of each top-bottom mirror pair."""
+    return [c for c in range(1 << h) if _reverse(c, h) >= c]
+
+
 def _join_round(h, w, caps: dict[int, int], level: int, stats: JoinStats,
-                max_entries: int = MAX_ENTRIES):
+                max_entries: int = MAX_ENTRIES, advance=lambda weight=1.0: None):
     """One round at a level K: finds every pair with S + 2R <= K (caps (K - S) // 2).
 
-    Returns ``{S: (fewest R, count)}`` for the S found within its cap.
+    Returns ``{S: (fewest R, count)}`` for the S found within its cap. ``advance()`` is
+    called after the half sweeps and after each centre pattern (for a progress bar).
     """
     max_squares = max(caps)
     sticks = stick_count(h, w)
@@ -327,6 +334,7 @@ def _join_round(h, w, caps: dict[int, int], level: int, stats: JoinStats,
     right = left if symmetric else _parts(h, w, mid, states[w - mid], layout, mirrored=True)
     stats.parts += [len(left.r), len(right.r)]
     stats.sweep_seconds += time.perf_counter() - begin
+    advance()
     begin = time.perf_counter()
 
     nbits = left.xbits.shape[1]
@@ -337,11 +345,9 @@ def _join_round(h, w, caps: dict[int, int], level: int, stats: JoinStats,
     hits_by_bin = np.zeros((max_squares + 1) * rbins, dtype=np.int64)
     residues = np.zeros((len(primes), (max_squares + 1) * rbins), dtype=U64)
     left_penalty = _penalty_table(h, None)
-    for C in range(1 << h):
-        mirror = _reverse(C, h)
-        if mirror < C:
-            continue
-        weight_c = 1 if mirror == C else 2
+    for C in _centre_patterns(h):
+        advance()
+        weight_c = 1 if _reverse(C, h) == C else 2
         removed_c = h - bin(C).count("1")
         limit = level - 2 * removed_c
         gl = _groups(left, C, max_squares, primes)
@@ -395,8 +401,11 @@ def _join_round(h, w, caps: dict[int, int], level: int, stats: JoinStats,
 
 
 def table_rows_join(m: int, n: int, squares, *, stats: JoinStats | None = None,
-                    max_entries: int = MAX_ENTRIES) -> list[tuple[int, int | None, int]]:
+                    max_entries: int = MAX_ENTRIES,
+                    progress: bool | None = False) -> list[tuple[int, int | None, int]]:
     """Rows ``(S, fewest R, count)`` like :func:`.squares.table_rows`, by the centre join.
+
+    ``progress``: a bar per round (see :func:`gpuqueens.progress.progress_enabled`).
 
     Levels: a round at level K finds every configuration with S + 2R <= K. The first level
     is one above the largest S + 2L(S) (L the unit-square lower bound); after a round, an S
@@ -415,7 +424,10 @@ def table_rows_join(m: int, n: int, squares, *, stats: JoinStats | None = None,
         open_ = [q for q in wanted if q not in done]
         caps = {q: min(sticks, (level - q) // 2) for q in open_}
         stats.rounds += 1
-        found = _join_round(h, w, caps, level, stats, max_entries)
+        steps = len(_centre_patterns(h)) + 1
+        with Progress(steps, steps, enabled=progress_enabled(progress),
+                      description=f"{h}×{w} table, round {stats.rounds}") as bar:
+            found = _join_round(h, w, caps, level, stats, max_entries, advance=bar.advance)
         for q in open_:
             if q in found:
                 done[q] = found[q]
