@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..._checks import check_int
 
-__all__ = ["stick_count", "square_count", "orient", "check_grid"]
+__all__ = ["stick_count", "square_count", "orient", "check_grid", "mirror_pattern"]
 
 
 def stick_count(m: int, n: int) -> int:
@@ -44,3 +44,12 @@ def orient(m: int, n: int) -> tuple[int, int]:
 def check_grid(m: object, n: object) -> tuple[int, int]:
     """Check grid sizes: integers of at least 1 (bool, float and str are refused)."""
     return check_int("m", m, low=1), check_int("n", n, low=1)
+
+
+def mirror_pattern(pattern: int, bits: int) -> int:
+    """A column's stick pattern turned upside down (bit i becomes bit bits-1-i).
+
+    >>> mirror_pattern(0b001, 3), mirror_pattern(0b110, 3)
+    (4, 3)
+    """
+    return int(format(pattern, f"0{bits}b")[::-1], 2) if bits else 0

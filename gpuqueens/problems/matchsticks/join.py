@@ -56,7 +56,7 @@ import numpy as np
 
 from ...progress import Progress, progress_enabled
 from .bounds import UnitSquareBound
-from .grid import orient, square_count, stick_count
+from .grid import mirror_pattern, orient, square_count, stick_count
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 from .squares import MAX_ENTRIES, KeyLayout, step_point
 
@@ -85,10 +85,6 @@ class JoinStats:
     blocks: int = 0
     sweep_seconds: float = 0.0
     join_seconds: float = 0.0
-
-
-def _bit(value, k):
-    return (value >> U64(k)) & ONE
 
 
 def _half_sweep(h, w, stops, max_squares, caps, bound, primes, max_entries=MAX_ENTRIES):
@@ -270,10 +266,6 @@ def _features(g: _Groups, xbits: np.ndarray, penalty: np.ndarray, left: bool,
     return rows
 
 
-def _reverse(value: int, bits: int) -> int:
-    return int(format(value, f"0{bits}b")[::-1], 2) if bits else 0
-
-
 #: Row strata of a staircase hold at least this many rows (fewer, larger products) ...
 _STRATUM_ROWS = 256
 #: ... and a block at most this many pairs (64 MiB of float32 values).
@@ -308,7 +300,7 @@ def _staircase(left_base, right_base, limit, triangle):
 
 def _centre_patterns(h: int) -> list[int]:
     """Centre-column stick patterns, one of each top-bottom mirror pair."""
-    return [c for c in range(1 << h) if _reverse(c, h) >= c]
+    return [c for c in range(1 << h) if mirror_pattern(c, h) >= c]
 
 
 def _join_round(h, w, caps: dict[int, int], level: int, stats: JoinStats,
@@ -347,7 +339,7 @@ def _join_round(h, w, caps: dict[int, int], level: int, stats: JoinStats,
     left_penalty = _penalty_table(h, None)
     for C in _centre_patterns(h):
         advance()
-        weight_c = 1 if _reverse(C, h) == C else 2
+        weight_c = 1 if mirror_pattern(C, h) == C else 2
         removed_c = h - bin(C).count("1")
         limit = level - 2 * removed_c
         gl = _groups(left, C, max_squares, primes)

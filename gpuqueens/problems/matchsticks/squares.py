@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .grid import orient, square_count, stick_count
+from .grid import mirror_pattern, orient, square_count, stick_count
 from .bounds import INFINITE, UnitSquareBound
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 
@@ -386,7 +386,7 @@ def table_units(m: int, n: int, squares=range(15)) -> list[dict]:
     wanted = tuple(sorted(set(squares)))
     units = []
     for pattern in range(1 << h):
-        mirror = int(format(pattern, f"0{h}b")[::-1], 2)
+        mirror = mirror_pattern(pattern, h)
         if mirror < pattern:
             continue
         units.append({

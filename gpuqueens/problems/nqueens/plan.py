@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...runner import WorkUnit
-from .prefixes import Prefixes, enumerate_prefixes, expand_prefixes
+from .prefixes import Prefixes, default_mark, enumerate_prefixes, expand_prefixes
 
 __all__ = ["Plan", "UnitPayload", "plan_for", "work_units", "solve_unit", "GPU_TARGET_PREFIXES"]
 
@@ -65,7 +65,7 @@ def plan_for(n: int, backend: str = "gpu") -> Plan:
     >>> plan_for(22, "gpu"), plan_for(16, "cpu")
     (Plan(n=22, unit_row=5, unit_count=64), Plan(n=16, unit_row=5, unit_count=16))
     """
-    unit_row = max(2, min(5, n - 2))
+    unit_row = default_mark(n)
     first = FIRST_SPLIT_N[backend]
     unit_count = 1 if n < first else min(MAX_UNITS, 4 ** (n - first + 1))
     return Plan(n, unit_row, unit_count)
