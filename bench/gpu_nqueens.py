@@ -52,17 +52,16 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run from a checkout without installing
-    sys.path.insert(0, str(ROOT))
+for folder in (ROOT, ROOT / "tests"):  # run from a checkout without installing; tests/oeis.py
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
 
 from gpuqueens.problems.nqueens.prefixes import Prefixes, default_mark, enumerate_prefixes  # noqa: E402
 
-# OEIS A000170 / A002562, index n.
-TOTAL = [None, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596, 2279184,
-         14772512, 95815104, 666090624, 4968057848, 39029188884, 314666222712, 2691008701644,
-         24233937684440]
-UNIQUE = [None, 1, 0, 0, 1, 2, 1, 6, 12, 46, 92, 341, 1787, 9233, 45752, 285053, 1846955,
-          11977939, 83263591, 621012754, 4878666808, 39333324973, 336376244042, 3029242658210]
+from oeis import A000170, A002562  # noqa: E402  (the published sequences the tests use)
+
+TOTAL = [None, *A000170]  # index n
+UNIQUE = [None, *A002562]
 
 #: Queens placed by the plain unreduced backtracking search, measured with the host harness
 #: (the n = 8 value plus the root is the classic 2057-node tree of the eight queens).
