@@ -18,8 +18,10 @@ pytestmark = [
 ]
 
 # OEIS A000170 (all solutions) and A002562 (symmetry classes), index n.
-TOTAL = [None, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596, 2279184]
-UNIQUE = [None, 1, 0, 0, 1, 2, 1, 6, 12, 46, 92, 341, 1787, 9233, 45752, 285053]
+from oeis import A000170, A002562
+
+TOTAL = [None, *A000170]  # index n
+UNIQUE = [None, *A002562]
 
 
 @pytest.mark.parametrize("n", range(1, 16))
