@@ -3,6 +3,7 @@
 import functools
 
 import pytest
+from oeis import NO_LEAF_GRID
 
 from gpuqueens.problems.matchsticks.bruteforce import brute_counts
 from gpuqueens.problems.matchsticks.transfer import count_by_removed, residues_by_removed, state_count
@@ -44,11 +45,14 @@ def test_seed_mt231_rows():
     assert count_by_removed(5, 5)[7:10] == [78494904, 360504625, 1382703980]
 
 
-def test_totals_degree_one_free_spanning_subgraphs():
-    # Totals over all R: spanning subgraphs of the (k+1)×(k+1) grid graph with no vertex of
-    # degree 1 (the OEIS A320101 identification, see docs/matchsticks.md).
-    assert [sum(count_by_removed(k, k)) for k in range(1, 6)] == [2, 43, 16372, 65485654,
-                                                                   2602065897364]
+@pytest.mark.parametrize("points", sorted(NO_LEAF_GRID))
+def test_totals_match_published_no_leaf_subgraph_counts(points):
+    # Summed over R, the valid configurations of an (k-1)×(n-1) grid of squares are the
+    # subgraphs of the k×n grid graph with no vertex of degree 1 (OEIS, see tests/oeis.py);
+    # the later terms pass 2^64.
+    published = NO_LEAF_GRID[points]
+    ours = [sum(count_by_removed(points - 1, n - 1)) for n in range(2, len(published) + 1)]
+    assert ours == published[1:]
 
 
 def test_single_prime_residues_are_reduced():
