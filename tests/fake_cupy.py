@@ -1,0 +1,199 @@
+"""A stand-in for CuPy that runs gpuqueens' GPU path on the CPU, for machines without a GPU.
+
+``make_fake_cupy(libraries)`` returns a module object to put in ``sys.modules["cupy"]``.
+It gives the subset of CuPy that gpuqueens uses, checked the way a real launch would fail:
+
+* device arrays are NumPy arrays of a subclass with ``.get()``; a plain NumPy array passed to
+  a kernel is refused (CuPy cannot pass host memory to a kernel);
+* ``RawModule(code=..., options=...).get_function(name)`` gives a kernel whose launch checks
+  the arguments against the ``extern "C" __global__`` signature parsed from the CUDA source
+  (count, NumPy scalar type of each value parameter, dtype of each pointer), the block size,
+  the dynamic shared memory (enough for the search stack, and at most the portable 48 KiB
+  unless ``max_dynamic_shared_size_bytes`` was raised, never above the opt-in limit) and the
+  array lengths; then it runs the kernel's launch contract through the host emulation in
+  ``tests/native/nqueens_launch_emulator.cu`` (the kernel's own search code);
+* ``RawKernel`` runs only the backend probe's kernel;
+* everything else (``zeros``, ``minimum``, dtypes, ...) is NumPy's, returning device arrays,
+  so the CuPy path of the matchstick transfer matrix runs too.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import types
+from pathlib import Path
+
+import numpy as np
+
+FAKE_DEVICE_NAME = "Fake H100 (host emulation)"
+ATTRIBUTES = {  # an H100 SXM's values
+    "MultiProcessorCount": 132,
+    "MaxThreadsPerMultiProcessor": 2048,
+    "MaxSharedMemoryPerBlock": 48 * 1024,
+    "MaxSharedMemoryPerBlockOptin": 227 * 1024,
+}
+_C_SCALARS = {"int": np.int32, "long long": np.int64}
+_C_POINTEES = {"nq_u32": np.uint32, "unsigned char": np.uint8, "nq_u64": np.uint64,
+               "int": np.int32}
+
+
+class DeviceArray(np.ndarray):
+    """A "device" array: NumPy memory that, like CuPy's, is read back with ``.get()``."""
+
+    def get(self) -> np.ndarray:
+        return np.array(self, copy=True).view(np.ndarray)
+
+
+def _device(array) -> DeviceArray:
+    return np.asarray(array).view(DeviceArray)
+
+
+def kernel_signatures(code: str) -> dict[str, list[tuple[str, object]]]:
+    """``{kernel: [(kind, type), ...]}`` with kind "scalar" or "pointer", from CUDA source."""
+    signatures = {}
+    for name, params in re.findall(r'extern\s+"C"\s+__global__\s+void\s+(\w+)\s*\(([^)]*)\)', code):
+        parsed = []
+        for param in params.split(","):
+            text = " ".join(param.replace("__restrict__", "").replace("const", "").split())
+            if "*" in text:
+                pointee = text.split("*")[0].strip()
+                parsed.append(("pointer", _C_POINTEES[pointee]))
+            else:
+                c_type = text.rsplit(" ", 1)[0]
+                parsed.append(("scalar", _C_SCALARS[c_type]))
+        signatures[name] = parsed
+    return signatures
+
+
+class LaunchError(RuntimeError):
+    """A launch the real device would reject (or that would read or write out of bounds)."""
+
+
+class FakeKernel:
+    def __init__(self, name: str, signature, library, sum_words: int):
+        self.name = name
+        self.signature = signature
+        self.library = library
+        self.sum_words = sum_words
+        self.shared_size_bytes = 2 * 8 * 32 + 8  # about the kernel's static warp sums
+        self.max_dynamic_shared_size_bytes = ATTRIBUTES["MaxSharedMemoryPerBlock"] - self.shared_size_bytes
+        self.launches: list[tuple[int, int, int]] = []
+
+    def __call__(self, grid, block, args, shared_mem=0, stream=None):
+        grid, block = tuple(grid), tuple(block)
+        if len(grid) != 1 or len(block) != 1 or grid[0] < 1 or not 1 <= block[0] <= 1024:
+            raise LaunchError(f"{self.name}: bad launch shape grid={grid} block={block}")
+        if len(args) != len(self.signature):
+            raise LaunchError(f"{self.name}: {len(args)} arguments for {len(self.signature)} parameters")
+        for k, (value, (kind, c_type)) in enumerate(zip(args, self.signature)):
+            if kind == "scalar" and type(value) is not c_type:
+                raise LaunchError(f"{self.name}: argument {k} is {type(value).__name__}, "
+                                  f"the kernel takes {np.dtype(c_type).name}")
+            if kind == "pointer":
+                if not isinstance(value, DeviceArray):
+                    raise LaunchError(f"{self.name}: argument {k} is not a device array")
+                if value.dtype != c_type or not value.flags.c_contiguous:
+                    raise LaunchError(f"{self.name}: argument {k} is {value.dtype}, "
+                                      f"the kernel takes {np.dtype(c_type).name}*")
+        if shared_mem > self.max_dynamic_shared_size_bytes:
+            raise LaunchError(f"{self.name}: {shared_mem} bytes of dynamic shared memory, but the "
+                              f"kernel allows {self.max_dynamic_shared_size_bytes}")
+        if shared_mem + self.shared_size_bytes > ATTRIBUTES["MaxSharedMemoryPerBlockOptin"]:
+            raise LaunchError(f"{self.name}: shared memory beyond the device's opt-in limit")
+        self._run(grid[0], block[0], args, shared_mem)
+        self.launches.append((grid[0], block[0], shared_mem))
+
+    def _run(self, grid, block, args, shared_mem):
+        n, mark, count = int(args[0]), int(args[1]), int(args[2])
+        needed = block * 2 * (n - 1 - mark) * 4
+        if shared_mem < needed:
+            raise LaunchError(f"{self.name}: {shared_mem} bytes of shared memory, the stacks need {needed}")
+        inputs, outputs = args[3:9], args[9:]
+        for k, array in enumerate(inputs):
+            if array.size < count * (mark if k == 3 else 1):
+                raise LaunchError(f"{self.name}: input {k} holds {array.size} values for {count} prefixes")
+        if self.name == "nqueens_count":
+            if outputs[0].size < self.sum_words * grid:
+                raise LaunchError(f"{self.name}: block_sums too short for {grid} blocks")
+        elif any(out.size < count for out in outputs):
+            raise LaunchError(f"{self.name}: outputs too short for {count} prefixes")
+        pointers = [ctypes.c_void_p(a.ctypes.data) for a in (*inputs, *outputs)]
+        function = getattr(self.library, f"emulate_{self.name}")
+        function(ctypes.c_int(grid), ctypes.c_int(block), ctypes.c_int(n), ctypes.c_int(mark),
+                 ctypes.c_longlong(count), *pointers)
+
+
+class FakeRawModule:
+    compiled: list[tuple[str, ...]] = []
+
+    def __init__(self, *, code: str, options: tuple[str, ...] = (), libraries=None):
+        self.code, self.options = code, tuple(options)
+        self.libraries = libraries
+        self.kernels: dict[str, FakeKernel] = {}
+
+    def compile(self, log_stream=None):
+        FakeRawModule.compiled.append(self.options)
+
+    def get_function(self, name: str) -> FakeKernel:
+        signatures = kernel_signatures(self.code)
+        if name not in signatures:
+            raise LaunchError(f"no kernel {name!r} in the module")
+        counting = "-DNQ_COUNT_NODES" in self.options
+        library = self.libraries["nodes" if counting else "plain"]
+        if name not in self.kernels:
+            self.kernels[name] = FakeKernel(name, signatures[name], library, 3 if counting else 2)
+        return self.kernels[name]
+
+
+class FakeProbeKernel:
+    def __init__(self, code: str, name: str, options=()):
+        if name != "gpuqueens_probe":
+            raise LaunchError(f"the fake CuPy runs only the backend probe, not {name!r}")
+
+    def __call__(self, grid, block, args, shared_mem=0):
+        out = args[0]
+        out[: block[0]] = np.arange(1, block[0] + 1, dtype=out.dtype)
+
+
+class FakeDevice:
+    def __init__(self, device=None):
+        self.id = 0 if device is None else int(device)
+        if self.id != 0:
+            raise RuntimeError("the fake has one device")
+        self.attributes = dict(ATTRIBUTES)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def use(self):
+        pass
+
+
+def make_fake_cupy(libraries: dict[str, Path]) -> types.ModuleType:
+    """A module that passes for ``cupy``; ``libraries``: emulator builds, "plain" and "nodes"."""
+    loaded = {}
+    for key, path in libraries.items():
+        lib = ctypes.CDLL(str(path))
+        for name in ("emulate_nqueens_count", "emulate_nqueens_count_each"):
+            getattr(lib, name).restype = None
+        loaded[key] = lib
+
+    module = types.ModuleType("cupy")
+    module.__getattr__ = lambda name: getattr(np, name)  # dtypes and ufuncs are NumPy's
+    module.ndarray = DeviceArray
+    module.asarray = lambda a, dtype=None: _device(np.array(a, dtype=dtype, copy=True))
+    module.zeros = lambda shape, dtype=float: _device(np.zeros(shape, dtype=dtype))
+    module.zeros_like = lambda a, dtype=None: _device(np.zeros_like(a, dtype=dtype))
+    module.RawModule = lambda *, code, options=(): FakeRawModule(code=code, options=options,
+                                                                 libraries=loaded)
+    module.RawKernel = FakeProbeKernel
+    runtime = types.SimpleNamespace(
+        getDeviceCount=lambda: 1,
+        getDeviceProperties=lambda device: {"name": FAKE_DEVICE_NAME.encode()},
+    )
+    module.cuda = types.SimpleNamespace(Device=FakeDevice, runtime=runtime)
+    return module

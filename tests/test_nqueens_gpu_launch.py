@@ -1,0 +1,160 @@
+"""The GPU path's Python side, run without a GPU through a stand-in for CuPy.
+
+``tests/fake_cupy.py`` replaces CuPy; its kernels check each launch against the kernel's
+signature in kernels/nqueens.cu and run the kernel's own search code on the host
+(tests/native/nqueens_launch_emulator.cu, built with nvcc). So the backend probe, the
+module cache, the batching, the arguments, the grid and shared-memory sizing and the block
+sums of gpuqueens/problems/nqueens/gpu.py, and the public API on backend="gpu", are all
+exercised here; the device-side block reduction is not (tests/test_nqueens_gpu.py covers it
+on a real GPU).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fake_cupy import FAKE_DEVICE_NAME, LaunchError, make_fake_cupy
+from oeis import total, unique
+from prefix_samples import random_prefix_subset
+
+import gpuqueens
+from gpuqueens import backends, kernels
+from gpuqueens.problems.nqueens import gpu, plan
+from gpuqueens.problems.nqueens.cpu import count_prefixes_cpu
+from gpuqueens.problems.nqueens.prefixes import enumerate_prefixes
+
+pytestmark = [
+    pytest.mark.nvcc,
+    pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed"),
+]
+
+EMULATOR = Path(__file__).resolve().parent / "native" / "nqueens_launch_emulator.cu"
+
+
+@pytest.fixture(scope="session")
+def emulator_libraries(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("nqueens_emulator")
+    built = {}
+    for key, flags in (("plain", []), ("nodes", ["-DNQ_COUNT_NODES"])):
+        target = folder / f"emulator_{key}.so"
+        result = subprocess.run(
+            ["nvcc", "-O2", "-std=c++17", "-shared", "-Xcompiler", "-fPIC", *flags,
+             "-o", str(target), str(EMULATOR)],
+            capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stderr
+        built[key] = target
+    return built
+
+
+def _clear_caches():
+    backends.gpu_status.cache_clear()
+    kernels._load.cache_clear()
+    gpu._device_limits_of.cache_clear()
+
+
+@pytest.fixture
+def fake_gpu(emulator_libraries, monkeypatch):
+    """CuPy replaced by the host emulation for one test."""
+    fake = make_fake_cupy(emulator_libraries)
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    _clear_caches()
+    yield fake
+    _clear_caches()
+
+
+def test_probe_finds_the_fake_device(fake_gpu):
+    assert backends.gpu_status() == (True, "ok")
+    assert backends.resolve_backend("auto") == "gpu"
+    assert backends.device_name("gpu") == f"{FAKE_DEVICE_NAME} (device 0)"
+
+
+@pytest.mark.parametrize("n", range(1, 13))
+def test_public_api_on_the_gpu_path(fake_gpu, n):
+    result = gpuqueens.nqueens(n, backend="gpu")
+    assert (result.total, result.unique) == (total(n), unique(n))
+    assert result.backend == "gpu" and FAKE_DEVICE_NAME in result.device
+    assert gpuqueens.count(n, unique=True) == unique(n)  # "auto" picks the (fake) GPU
+
+
+@pytest.mark.parametrize("n,mark", [(8, 2), (10, 3), (11, 6), (12, 4)])
+def test_sums_over_several_batches(fake_gpu, monkeypatch, n, mark):
+    # small batches: several launches add into one block-sum buffer, the last one with a
+    # smaller grid than the buffer was sized for
+    prefixes = enumerate_prefixes(n, mark)
+    monkeypatch.setattr(gpu, "BATCH_PREFIXES", max(1, len(prefixes) // 3 - 1))
+    assert gpu.count_prefixes_gpu(prefixes, block_size=32, waves=1) == count_prefixes_cpu(prefixes)
+    launches = gpu._module(False).get_function("nqueens_count").launches
+    assert len(launches) >= 3
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_per_prefix_counts_match_numpy(fake_gpu, monkeypatch, seed):
+    n, mark, prefixes = random_prefix_subset(seed, max_size=400, sizes=(6, 13))
+    monkeypatch.setattr(gpu, "BATCH_PREFIXES", 97)
+    got = gpu.count_prefixes_gpu(prefixes, per_prefix=True, block_size=64)
+    want = count_prefixes_cpu(prefixes, per_prefix=True)
+    assert all(np.array_equal(a, b) for a, b in zip(got, want))
+
+
+def test_node_counting_build(fake_gpu):
+    prefixes = enumerate_prefixes(10, 3)
+    total10, unique10, nodes = gpu.sum_prefixes_gpu(prefixes, count_nodes=True)
+    assert (total10, unique10) == (total(10), unique(10))
+    # nodes do not depend on how the prefixes are spread over threads
+    assert gpu.sum_prefixes_gpu(prefixes, count_nodes=True, block_size=256, waves=1)[2] == nodes > 0
+
+
+def test_large_stacks_opt_in_to_more_shared_memory(fake_gpu):
+    kernel = gpu._module(False).get_function("nqueens_count")
+    shared = gpu._prepare_kernel(kernel, 20, 2, 1024)  # 136 bytes a thread: 136 KiB a block
+    assert shared == 1024 * gpu.stack_bytes_per_thread(20, 2) > 48 * 1024
+    assert kernel.max_dynamic_shared_size_bytes == shared
+    with pytest.raises(ValueError, match="shared memory"):
+        gpu._prepare_kernel(kernel, 32, 2, 1024)  # 232 KiB: beyond the opt-in limit
+
+
+def test_the_fake_rejects_a_wrong_argument_type(fake_gpu):
+    # the fake is strict: a Python int where the kernel takes a 32-bit int must not pass
+    kernel = gpu._module(False).get_function("nqueens_count")
+    sums = fake_gpu.zeros(2, dtype=np.uint64)
+    arrays = [fake_gpu.zeros(1, dtype=t) for t in (np.uint32,) * 3 + (np.uint8,) * 3]
+    with pytest.raises(LaunchError, match="argument 0"):
+        kernel((1,), (32,), (8, np.int32(2), np.int64(0), *arrays, sums), shared_mem=32 * 40)
+
+
+def test_gpu_run_interrupted_and_resumed_on_the_cpu(fake_gpu, monkeypatch, tmp_path):
+    # a multi-unit GPU plan (as for n >= 20) on a small board: each unit's prefixes are
+    # expanded before the launch; the run dies after two units and the CPU finishes it
+    monkeypatch.setitem(plan.FIRST_SPLIT_N, "gpu", 10)
+    monkeypatch.setattr(plan, "GPU_TARGET_PREFIXES", 200)
+    monkeypatch.setattr(plan, "GPU_MIN_TAIL_ROWS", 3)
+    real, calls = gpu.count_prefixes_gpu, []
+
+    def dies_after_two_units(prefixes, **options):
+        calls.append((len(prefixes), prefixes.mark))
+        if len(calls) > 2:
+            raise RuntimeError("device lost")
+        return real(prefixes, **options)
+
+    monkeypatch.setattr(gpu, "count_prefixes_gpu", dies_after_two_units)
+    checkpoint = tmp_path / "run.sqlite"
+    with pytest.raises(RuntimeError, match="device lost"):
+        gpuqueens.nqueens(11, backend="gpu", checkpoint=checkpoint, progress=False)
+    unit_row = plan.plan_for(11, "gpu").unit_row
+    assert all(size >= 200 or mark == 8 for size, mark in calls)  # expanded for the GPU
+    assert all(mark > unit_row for _, mark in calls)
+    resumed = gpuqueens.nqueens(11, backend="cpu", checkpoint=checkpoint, progress=False)
+    assert (resumed.total, resumed.unique) == (total(11), unique(11))
+    monkeypatch.setattr(gpu, "count_prefixes_gpu", real)
+    whole = gpuqueens.nqueens(11, backend="gpu", progress=False)  # 16 units, none dies
+    assert (whole.total, whole.unique) == (total(11), unique(11))
+
+
+def test_matchstick_transfer_on_the_gpu_path(fake_gpu):
+    assert gpuqueens.matchstick_counts(3, 4, backend="gpu") == gpuqueens.matchstick_counts(3, 4, backend="cpu")
+    assert gpuqueens.matchsticks(10, 10, removed=13, backend="gpu") == 135871476036610693224
