@@ -19,7 +19,7 @@ def test_exported_from_package():
     import gpuqueens.problems.matchsticks as package
 
     assert {"matchsticks", "matchstick_counts", "matchstick_table", "MatchstickTable",
-            "table_units", "solve_table_unit", "combine_table"} <= set(package.__all__)
+            "round_units", "solve_round_unit", "table_rows_by_units"} <= set(package.__all__)
 
 
 def test_counts_and_single_values_agree():
@@ -83,9 +83,3 @@ def test_too_large_grids_are_refused_with_the_limit():
         matchstick_table(8, 9, backend="cpu")
     with pytest.raises(ValueError, match="limited to a shorter side"):
         matchsticks(6, 7, removed=20, squares=3, backend="cpu")
-
-
-def test_checkpointed_tables_beyond_the_unit_limit_are_refused(tmp_path):
-    with pytest.raises(ValueError, match="checkpointed or distributed tables"):
-        matchstick_table(6, 6, backend="cpu", checkpoint=tmp_path / "t.sqlite")
-    assert not (tmp_path / "t.sqlite").exists()

@@ -7,8 +7,7 @@ import pytest
 
 from gpuqueens.problems.matchsticks.bruteforce import brute_table, rs_histogram
 from gpuqueens.problems.matchsticks.grid import square_count, stick_count
-from gpuqueens.problems.matchsticks.squares import (SweepStats, combine_table, count_exact, solve_table_unit,
-                                           table_rows, table_units)
+from gpuqueens.problems.matchsticks.squares import SweepStats, count_exact, table_rows
 
 from seed_tables import SEED_4X4, SEED_5X5, SEED_6X6
 
@@ -67,23 +66,6 @@ def test_exact_count_is_consistent_with_table():
     for s, r, c in SEED_4X4[:6]:
         assert count_exact(4, 4, removed=r, squares=s) == c
         assert count_exact(4, 4, removed=r - 1, squares=s) == 0
-
-
-def test_units_partition_the_table():
-    for m, n in [(2, 3), (3, 3), (3, 4)]:
-        units = table_units(m, n, range(10))
-        assert len({u["id"] for u in units}) == len(units)
-        assert sum(u["weight"] for u in units) == 2 ** min(m, n)
-        combined = combine_table([solve_table_unit(u) for u in units])
-        assert combined == table_rows(m, n, range(10))
-
-
-def test_unit_payloads_pickle():
-    import pickle
-
-    unit = table_units(2, 2, [0, 1])[0]
-    assert pickle.loads(pickle.dumps(unit)) == unit
-    assert pickle.loads(pickle.dumps(solve_table_unit(unit)))["id"] == unit["id"]
 
 
 def test_counts_exceeding_narrow_primes_are_exact():

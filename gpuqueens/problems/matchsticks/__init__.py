@@ -5,7 +5,7 @@
 """
 
 from .api import MatchstickTable, matchstick_counts, matchstick_table, matchsticks
-from .squares import solve_table_unit, table_units, combine_table
+from .join_units import round_units, solve_round_unit, table_rows_by_units
 
 __all__ = ["matchsticks", "matchstick_counts", "matchstick_table", "MatchstickTable",
-           "table_units", "solve_table_unit", "combine_table"]
+           "round_units", "solve_round_unit", "table_rows_by_units"]

@@ -10,11 +10,10 @@ from dataclasses import dataclass
 
 from ..._checks import check_int
 from ...backends import resolve_backend
-from ...runner import WorkUnit, run_units
 from .grid import check_grid, orient, square_count, stick_count
 from .join import JOIN_ENTRY_LIMIT, MAX_JOIN_SHORT_SIDE, table_rows_join
-from .squares import (MAX_ENTRIES, MAX_EXACT_SHORT_SIDE, MAX_TABLE_SHORT_SIDE, combine_table,
-                      count_exact, solve_table_unit, table_units)
+from .join_units import table_rows_by_units
+from .squares import MAX_ENTRIES, MAX_EXACT_SHORT_SIDE, count_exact
 from .transfer import MAX_TRANSFER_SHORT_SIDE, count_by_removed
 
 __all__ = ["matchsticks", "matchstick_counts", "matchstick_table", "MatchstickTable",
@@ -150,11 +149,12 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] = range(15), *,
 
     The table comes from a meet-in-the-middle join at the centre column
     (``docs/matchsticks.md``): 6×6 in a few seconds, 7×7 in about ten minutes and ~12 GB;
-    the shorter side is limited to 7. With ``checkpoint`` or ``executor`` it is computed
-    instead as independent work units (one per stick pattern of the first column) through
-    :func:`gpuqueens.runner.run_units`. ``progress`` shows a bar in either case: a
-    checkpointed run can be killed and resumed, and the units can be spread over processes
-    or a Dask cluster, as for N-Queens (shorter side up to 5 for now).
+    the shorter side is limited to 7. With ``checkpoint`` or ``executor`` the join runs as
+    work units through :func:`gpuqueens.runner.run_units`, one per centre stick pattern and
+    round: a checkpointed run can be killed and resumed (round k > 1 keeps its ledger in
+    ``checkpoint + ".round<k>"``), and the units can be spread over processes or a Dask
+    cluster (each worker process computes the round's half sweeps once). ``progress``
+    shows a bar in either case.
 
     >>> print(matchstick_table(1, 2, squares=range(3), backend="cpu"))
     1×2 grid (7 sticks, 2 squares)
@@ -170,38 +170,19 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] = range(15), *,
         raise ValueError("squares must name at least one S")
     resolve_backend(backend)  # validates the choice; the table runs on the CPU (below)
     h, w = orient(m, n)
-    by_units = checkpoint is not None or executor is not None
     if h > MAX_JOIN_SHORT_SIDE:
         raise ValueError(f"{m}×{n}: the table is limited to a shorter side of {MAX_JOIN_SHORT_SIDE} "
                          f"(7×7 takes ~10 minutes and ~12 GB of memory); got {h}")
-    if by_units and h > MAX_TABLE_SHORT_SIDE:
-        raise ValueError(f"{m}×{n}: checkpointed or distributed tables are limited to a shorter side "
-                         f"of {MAX_TABLE_SHORT_SIDE} for now; run it without checkpoint/executor")
     possible = [s for s in wanted if s <= total]
+    limit = JOIN_ENTRY_LIMIT.get(h, MAX_ENTRIES)
     if not possible:
-        rows = {}
-    elif by_units:
-        rows = _table_by_units(h, w, possible, checkpoint, executor, progress)
+        found = []
+    elif checkpoint is not None or executor is not None:
+        found = table_rows_by_units(h, w, possible, checkpoint=checkpoint, executor=executor,
+                                    progress=progress, max_entries=limit)
     else:
-        limit = JOIN_ENTRY_LIMIT.get(h, MAX_ENTRIES)
-        rows = {s: (r, c) for s, r, c in table_rows_join(m, n, possible, max_entries=limit,
-                                                          progress=progress)}
+        found = table_rows_join(h, w, possible, max_entries=limit, progress=progress)
+    rows = {s: (r, c) for s, r, c in found}
     full = tuple((s, *rows.get(s, (None, 0))) for s in wanted)
     # The sparse DP runs on the CPU on every backend (docs/matchsticks.md).
     return MatchstickTable(m, n, full, "cpu")
-
-
-def solve_table_unit_flat(payload: dict) -> tuple[int, ...]:
-    """:func:`solve_table_unit` as the runner stores it: ``(R, count)`` per S, R = -1 for none."""
-    rows = solve_table_unit(payload)["rows"]
-    return tuple(v for _, r, c in rows for v in (-1 if r is None else r, c))
-
-
-def _table_by_units(h: int, w: int, squares: list[int], checkpoint, executor, progress) -> dict:
-    units = [WorkUnit(u["id"], u) for u in table_units(h, w, squares)]
-    job = {"problem": "matchstick-table", "format": 1, "m": h, "n": w, "squares": squares}
-    results = run_units(units, solve_table_unit_flat, job=job, executor=executor,
-                        checkpoint=checkpoint, progress=progress, description=f"{h}×{w} table")
-    decoded = [{"rows": [(s, None if flat[2 * i] < 0 else flat[2 * i], flat[2 * i + 1])
-                         for i, s in enumerate(squares)]} for flat in results.values()]
-    return {s: (r, c) for s, r, c in combine_table(decoded)}

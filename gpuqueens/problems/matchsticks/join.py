@@ -60,7 +60,7 @@ from .grid import mirror_pattern, orient, square_count, stick_count
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 from .squares import MAX_ENTRIES, KeyLayout, step_point
 
-__all__ = ["table_rows_join", "JoinStats"]
+__all__ = ["table_rows_join", "JoinStats", "run_levels", "merge_fewest"]
 
 U64 = np.uint64
 ONE = U64(1)
@@ -303,13 +303,24 @@ def _centre_patterns(h: int) -> list[int]:
     return [c for c in range(1 << h) if mirror_pattern(c, h) >= c]
 
 
-def _join_round(h, w, caps: dict[int, int], level: int, stats: JoinStats,
-                max_entries: int = MAX_ENTRIES, advance=lambda weight=1.0: None):
-    """One round at a level K: finds every pair with S + 2R <= K (caps (K - S) // 2).
+@dataclass
+class _Round:
+    """What every centre pattern of one round shares: the parts of both halves and the cuts."""
 
-    Returns ``{S: (fewest R, count)}`` for the S found within its cap. ``advance()`` is
-    called after the half sweeps and after each centre pattern (for a progress bar).
-    """
+    h: int
+    w: int
+    caps: dict[int, int]
+    level: int
+    left: _Parts
+    right: _Parts
+    symmetric: bool
+    primes: np.ndarray
+    primes_list: list[int]
+
+
+def _prepare_round(h, w, caps: dict[int, int], level: int, stats: JoinStats,
+                   max_entries: int = MAX_ENTRIES) -> _Round:
+    """The half sweeps of a round at level K with caps (K - S) // 2, decoded into parts."""
     max_squares = max(caps)
     sticks = stick_count(h, w)
     primes_list = primes_for_bound(binomial_bound(sticks, max(caps.values())), NARROW_PRIME_LIMIT)
@@ -326,28 +337,31 @@ def _join_round(h, w, caps: dict[int, int], level: int, stats: JoinStats,
     right = left if symmetric else _parts(h, w, mid, states[w - mid], layout, mirrored=True)
     stats.parts += [len(left.r), len(right.r)]
     stats.sweep_seconds += time.perf_counter() - begin
-    advance()
-    begin = time.perf_counter()
+    return _Round(h, w, dict(caps), level, left, right, symmetric, primes, primes_list)
 
+
+def _join_centre(rnd: _Round, C: int, stats: JoinStats) -> dict[int, tuple[int, int]]:
+    """The configurations whose centre sticks are C (or its mirror): ``{S: (fewest R, count)}``
+    for every S found within its cap."""
+    begin = time.perf_counter()
+    h, caps, level, primes = rnd.h, rnd.caps, rnd.level, rnd.primes
+    left, right, symmetric = rnd.left, rnd.right, rnd.symmetric
+    max_squares = max(caps)
+    rbins = stick_count(h, rnd.w) + 1
     nbits = left.xbits.shape[1]
     cap = np.full(2 * max_squares + nbits + 1, -1, dtype=np.int64)
     for q, c in caps.items():
         cap[q] = c
-    rbins = sticks + 1
     hits_by_bin = np.zeros((max_squares + 1) * rbins, dtype=np.int64)
     residues = np.zeros((len(primes), (max_squares + 1) * rbins), dtype=U64)
-    left_penalty = _penalty_table(h, None)
-    for C in _centre_patterns(h):
-        advance()
-        weight_c = 1 if mirror_pattern(C, h) == C else 2
-        removed_c = h - bin(C).count("1")
-        limit = level - 2 * removed_c
-        gl = _groups(left, C, max_squares, primes)
-        gr = gl if symmetric else _groups(right, C, max_squares, primes)
-        stats.groups += len(gl.H)
-        if len(gl.H) == 0 or len(gr.H) == 0:
-            continue
-        rows = _features(gl, left.xbits, left_penalty, True, 2 * removed_c)
+    weight_c = 1 if mirror_pattern(C, h) == C else 2
+    removed_c = h - bin(C).count("1")
+    limit = level - 2 * removed_c
+    gl = _groups(left, C, max_squares, primes)
+    gr = gl if symmetric else _groups(right, C, max_squares, primes)
+    stats.groups += len(gl.H)
+    if len(gl.H) and len(gr.H):
+        rows = _features(gl, left.xbits, _penalty_table(h, None), True, 2 * removed_c)
         cols = _features(gr, left.xbits_mirrored if symmetric else right.xbits,
                          _penalty_table(h, C), False, 0)
         for i0, i1, j0, j1 in _staircase(gl.base, gr.base, limit, symmetric):
@@ -380,46 +394,70 @@ def _join_round(h, w, caps: dict[int, int], level: int, stats: JoinStats,
                                        weights=prod[c0:c0 + (1 << 22)].astype(np.float64),
                                        minlength=residues.shape[1])
                     residues[k] = (residues[k] + part.astype(U64) % p) % p
-    stats.join_seconds += time.perf_counter() - begin
     found = {}
     for q, c in caps.items():
-        row = hits_by_bin[q * rbins: q * rbins + c + 1]
-        nz = np.flatnonzero(row)
+        nz = np.flatnonzero(hits_by_bin[q * rbins: q * rbins + c + 1])
         if len(nz):
             r = int(nz[0])
             found[q] = (r, crt([int(residues[k][q * rbins + r]) for k in range(len(primes))],
-                               primes_list))
+                               rnd.primes_list))
+    stats.join_seconds += time.perf_counter() - begin
     return found
 
 
-def table_rows_join(m: int, n: int, squares, *, stats: JoinStats | None = None,
-                    max_entries: int = MAX_ENTRIES,
-                    progress: bool | None = False) -> list[tuple[int, int | None, int]]:
-    """Rows ``(S, fewest R, count)`` like :func:`.squares.table_rows`, by the centre join.
+def merge_fewest(into: dict[int, tuple[int, int]], more: dict[int, tuple[int, int]]) -> None:
+    """Add ``more``'s ``{S: (fewest R, count)}`` to ``into``: the smaller R wins, counts add
+    on a tie (the configurations of different centre patterns are different).
 
-    ``progress``: a bar per round (see :func:`gpuqueens.progress.progress_enabled`).
-
-    Levels: a round at level K finds every configuration with S + 2R <= K. The first level
-    is one above the largest S + 2L(S) (L the unit-square lower bound); after a round, an S
-    not found has fewest R > (K - S) // 2, and the next level is the least S + 2L(S) left.
+    >>> found = {0: (4, 1)}
+    >>> merge_fewest(found, {0: (4, 3), 1: (2, 5)}); merge_fewest(found, {1: (1, 1)})
+    >>> found
+    {0: (4, 4), 1: (1, 1)}
     """
-    wanted = sorted(set(squares))
-    h, w = orient(m, n)
-    stats = stats if stats is not None else JoinStats()
+    for q, (r, c) in more.items():
+        old = into.get(q)
+        if old is None or r < old[0]:
+            into[q] = (r, c)
+        elif r == old[0]:
+            into[q] = (r, old[1] + c)
+
+
+def _join_round(h, w, caps: dict[int, int], level: int, stats: JoinStats,
+                max_entries: int = MAX_ENTRIES, advance=lambda weight=1.0: None):
+    """One round at a level K: finds every pair with S + 2R <= K (caps (K - S) // 2).
+
+    Returns ``{S: (fewest R, count)}`` for the S found within its cap. ``advance()`` is
+    called after the half sweeps and after each centre pattern (for a progress bar).
+    """
+    rnd = _prepare_round(h, w, caps, level, stats, max_entries)
+    advance()
+    found: dict[int, tuple[int, int]] = {}
+    for C in _centre_patterns(h):
+        merge_fewest(found, _join_centre(rnd, C, stats))
+        advance()
+    return found
+
+
+def run_levels(h: int, w: int, wanted: list[int], run_round) -> list[tuple[int, int | None, int]]:
+    """The rounds of the join: ``run_round(caps, level, index)`` returns ``{S: (R, count)}``
+    for one round; levels rise until every S asked is found or proved impossible.
+
+    The first level is one above the largest S + 2L(S) (L the unit-square lower bound);
+    after a round, an S not found has fewest R > (K - S) // 2, and the next level is the
+    least S + 2L(S) left.
+    """
     sticks = stick_count(h, w)
     top = square_count(h, w)
     done: dict[int, tuple[int | None, int]] = {q: (None, 0) for q in wanted if q > top}
     start = UnitSquareBound(h, w, max(wanted)).before_start()
     lower = {q: int(start[min(q, len(start) - 1)]) for q in wanted if q not in done}
     level = max((q + 2 * lower[q] for q in lower), default=0) + 1
+    index = 0
     while len(done) < len(wanted):
         open_ = [q for q in wanted if q not in done]
         caps = {q: min(sticks, (level - q) // 2) for q in open_}
-        stats.rounds += 1
-        steps = len(_centre_patterns(h)) + 1
-        with Progress(steps, steps, enabled=progress_enabled(progress),
-                      description=f"{h}×{w} table, round {stats.rounds}") as bar:
-            found = _join_round(h, w, caps, level, stats, max_entries, advance=bar.advance)
+        index += 1
+        found = run_round(caps, level, index)
         for q in open_:
             if q in found:
                 done[q] = found[q]
@@ -429,3 +467,25 @@ def table_rows_join(m: int, n: int, squares, *, stats: JoinStats | None = None,
                 lower[q] = max(lower[q], caps[q] + 1)
         level = min((q + 2 * lower[q] for q in wanted if q not in done), default=level)
     return [(q, *done[q]) for q in wanted]
+
+
+def table_rows_join(m: int, n: int, squares, *, stats: JoinStats | None = None,
+                    max_entries: int = MAX_ENTRIES,
+                    progress: bool | None = False) -> list[tuple[int, int | None, int]]:
+    """Rows ``(S, fewest R, count)`` like :func:`.squares.table_rows`, by the centre join.
+
+    ``progress``: a bar per round (see :func:`gpuqueens.progress.progress_enabled`).
+    The rounds are those of :func:`run_levels`.
+    """
+    wanted = sorted(set(squares))
+    h, w = orient(m, n)
+    stats = stats if stats is not None else JoinStats()
+
+    def run_round(caps, level, index):
+        stats.rounds += 1
+        steps = len(_centre_patterns(h)) + 1
+        with Progress(steps, steps, enabled=progress_enabled(progress),
+                      description=f"{h}×{w} table, round {index}") as bar:
+            return _join_round(h, w, caps, level, stats, max_entries, advance=bar.advance)
+
+    return run_levels(h, w, wanted, run_round)

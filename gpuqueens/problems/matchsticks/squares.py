@@ -52,13 +52,13 @@ from .grid import mirror_pattern, orient, square_count, stick_count
 from .bounds import INFINITE, UnitSquareBound
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 
-__all__ = ["KeyLayout", "SweepStats", "sweep", "table_rows", "count_exact",
-           "MAX_TABLE_SHORT_SIDE", "MAX_EXACT_SHORT_SIDE"]
+__all__ = ["KeyLayout", "SweepStats", "sweep", "table_rows", "count_exact", "MAX_EXACT_SHORT_SIDE"]
 
 #: Measured (docs/matchsticks.md): the live entries grow ~10-30x per unit of the short side
-#: (table: 4×4 3·10^4, 5×5 1.1·10^6, 6×6 up to 1.8·10^7 per S and past 2·10^7 for S = 12),
-#: so the public API stops at 5; table_rows(6, 6, [S]) works for most single S.
-MAX_TABLE_SHORT_SIDE = 5
+#: (table: 4×4 3·10^4, 5×5 1.1·10^6, 6×6 up to 1.8·10^7 per S and past 2·10^7 for S = 12;
+#: problem 2 on 6×6 passes 2·10^7 for mid-range R, e.g. R = 20, S = 2), so problem 2 stops
+#: at 5. The public table uses the join (:mod:`.join`); table_rows(6, 6, [S]) still works
+#: for most single S and serves as an independent check.
 MAX_EXACT_SHORT_SIDE = 5
 #: From this short side on, the table runs one sweep per S (measured faster for 6×6).
 SEPARATE_SQUARES_FROM = 6
@@ -372,58 +372,3 @@ def count_exact(m: int, n: int, *, removed: int, squares: int,
         if a == squares and b == removed:
             total += value
     return total
-
-
-def table_units(m: int, n: int, squares=range(15)) -> list[dict]:
-    """Independent work units of :func:`table_rows`: one per stick pattern of the first
-    column, up to the top-bottom mirror (a pattern and its mirror give the same counts, so
-    the smaller one runs with weight 2). Each payload has a deterministic ``id``.
-
-    >>> [u["id"] for u in table_units(2, 3, squares=[0, 1])]
-    ['matchstick-table/2x3/S0,1/col00', 'matchstick-table/2x3/S0,1/col01', 'matchstick-table/2x3/S0,1/col11']
-    """
-    h, w = orient(m, n)
-    wanted = tuple(sorted(set(squares)))
-    units = []
-    for pattern in range(1 << h):
-        mirror = mirror_pattern(pattern, h)
-        if mirror < pattern:
-            continue
-        units.append({
-            "id": f"matchstick-table/{h}x{w}/S{','.join(map(str, wanted))}/col{pattern:0{h}b}",
-            "m": h, "n": w, "squares": wanted, "first_column": pattern,
-            "weight": 1 if mirror == pattern else 2,
-        })
-    return units
-
-
-def solve_table_unit(payload: dict) -> dict:
-    """Run one unit of :func:`table_units`; picklable, so any executor can run it.
-
-    >>> unit = table_units(1, 1, squares=[0, 1])[1]
-    >>> solve_table_unit(unit)["rows"]
-    [(0, None, 0), (1, 0, 1)]
-    """
-    rows = table_rows(payload["m"], payload["n"], payload["squares"],
-                      first_column=payload["first_column"])
-    weight = payload["weight"]
-    return {"id": payload["id"], "rows": [(s, r, c * weight) for s, r, c in rows]}
-
-
-def combine_table(results) -> list[tuple[int, int | None, int]]:
-    """Combine unit results: per S the fewest R over the units, and the counts at it added.
-
-    >>> combine_table([{"rows": [(0, 4, 1), (1, None, 0)]}, {"rows": [(0, 4, 3), (1, 0, 1)]}])
-    [(0, 4, 4), (1, 0, 1)]
-    """
-    best: dict[int, tuple[int | None, int]] = {}
-    for result in results:
-        for s, r, c in result["rows"]:
-            old_r, old_c = best.get(s, (None, 0))
-            if r is None or (old_r is not None and r > old_r):
-                best.setdefault(s, (old_r, old_c))
-            elif old_r is None or r < old_r:
-                best[s] = (r, c)
-            else:
-                best[s] = (r, old_c + c)
-    return [(s, *best[s]) for s in sorted(best)]
