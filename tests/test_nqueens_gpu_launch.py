@@ -11,6 +11,7 @@ on a real GPU).
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -158,3 +159,19 @@ def test_gpu_run_interrupted_and_resumed_on_the_cpu(fake_gpu, monkeypatch, tmp_p
 def test_matchstick_transfer_on_the_gpu_path(fake_gpu):
     assert gpuqueens.matchstick_counts(3, 4, backend="gpu") == gpuqueens.matchstick_counts(3, 4, backend="cpu")
     assert gpuqueens.matchsticks(10, 10, removed=13, backend="gpu") == 135871476036610693224
+
+
+@pytest.mark.parametrize("path", ["api", "direct"])
+def test_gpu_benchmark_script_dry_run(tmp_path, path):
+    # the device benchmark (bench/gpu_nqueens.py) run end to end on the stand-in, so a
+    # GPU session does not spend device time on a broken script; its times mean nothing
+    out = tmp_path / "rows.json"
+    root = Path(__file__).resolve().parent.parent
+    result = subprocess.run(
+        [sys.executable, str(root / "tests" / "fake_gpu_run.py"), str(root / "bench" / "gpu_nqueens.py"),
+         "--nmin", "8", "--nmax", "10", "--no-cold", "--repeats", "1", "--path", path, "--json", str(out)],
+        capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(out.read_text())
+    assert [(r["n"], r["total"], r["unique"]) for r in rows] == [(n, total(n), unique(n)) for n in (8, 9, 10)]
+    assert all(r["plain_nodes"] > 0 and r["warm_s"] > 0 for r in rows)

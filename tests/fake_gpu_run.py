@@ -1,0 +1,45 @@
+"""Run a script with CuPy replaced by the host emulation of tests/fake_cupy.py.
+
+    python tests/fake_gpu_run.py bench/gpu_nqueens.py --nmin 8 --nmax 10 --no-cold
+
+A dry run of the device scripts on a machine without a GPU (nvcc needed): it catches
+errors in their Python before they cost device time. Times it prints mean nothing.
+"""
+
+from __future__ import annotations
+
+import runpy
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+EMULATOR = HERE / "native" / "nqueens_launch_emulator.cu"
+
+
+def build_emulator(folder: Path) -> dict[str, Path]:
+    """The two emulator libraries ("plain", "nodes"), built with nvcc into ``folder``."""
+    built = {}
+    for key, flags in (("plain", []), ("nodes", ["-DNQ_COUNT_NODES"])):
+        target = folder / f"emulator_{key}.so"
+        subprocess.run(["nvcc", "-O2", "-std=c++17", "-shared", "-Xcompiler", "-fPIC", *flags,
+                        "-o", str(target), str(EMULATOR)], check=True, timeout=300)
+        built[key] = target
+    return built
+
+
+def main(argv: list[str]) -> None:
+    if not argv:
+        raise SystemExit(__doc__)
+    sys.path.insert(0, str(HERE))
+    from fake_cupy import make_fake_cupy
+
+    with tempfile.TemporaryDirectory() as folder:
+        sys.modules["cupy"] = make_fake_cupy(build_emulator(Path(folder)))
+        sys.argv = list(argv)
+        runpy.run_path(argv[0], run_name="__main__")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
