@@ -60,7 +60,8 @@ from .grid import mirror_pattern, orient, square_count, stick_count
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 from .squares import MAX_ENTRIES, KeyLayout, step_point
 
-__all__ = ["table_rows_join", "JoinStats", "run_levels", "merge_fewest"]
+__all__ = ["table_rows_join", "JoinStats", "run_levels", "merge_fewest", "prepare_round", "join_centre",
+           "centre_patterns"]
 
 U64 = np.uint64
 ONE = U64(1)
@@ -298,7 +299,7 @@ def _staircase(left_base, right_base, limit, triangle):
     return out
 
 
-def _centre_patterns(h: int) -> list[int]:
+def centre_patterns(h: int) -> list[int]:
     """Centre-column stick patterns, one of each top-bottom mirror pair."""
     return [c for c in range(1 << h) if mirror_pattern(c, h) >= c]
 
@@ -318,7 +319,7 @@ class _Round:
     primes_list: list[int]
 
 
-def _prepare_round(h, w, caps: dict[int, int], level: int, stats: JoinStats,
+def prepare_round(h, w, caps: dict[int, int], level: int, stats: JoinStats,
                    max_entries: int = MAX_ENTRIES) -> _Round:
     """The half sweeps of a round at level K with caps (K - S) // 2, decoded into parts."""
     max_squares = max(caps)
@@ -340,7 +341,7 @@ def _prepare_round(h, w, caps: dict[int, int], level: int, stats: JoinStats,
     return _Round(h, w, dict(caps), level, left, right, symmetric, primes, primes_list)
 
 
-def _join_centre(rnd: _Round, C: int, stats: JoinStats) -> dict[int, tuple[int, int]]:
+def join_centre(rnd: _Round, C: int, stats: JoinStats) -> dict[int, tuple[int, int]]:
     """The configurations whose centre sticks are C (or its mirror): ``{S: (fewest R, count)}``
     for every S found within its cap."""
     begin = time.perf_counter()
@@ -429,11 +430,11 @@ def _join_round(h, w, caps: dict[int, int], level: int, stats: JoinStats,
     Returns ``{S: (fewest R, count)}`` for the S found within its cap. ``advance()`` is
     called after the half sweeps and after each centre pattern (for a progress bar).
     """
-    rnd = _prepare_round(h, w, caps, level, stats, max_entries)
+    rnd = prepare_round(h, w, caps, level, stats, max_entries)
     advance()
     found: dict[int, tuple[int, int]] = {}
-    for C in _centre_patterns(h):
-        merge_fewest(found, _join_centre(rnd, C, stats))
+    for C in centre_patterns(h):
+        merge_fewest(found, join_centre(rnd, C, stats))
         advance()
     return found
 
@@ -483,7 +484,7 @@ def table_rows_join(m: int, n: int, squares, *, stats: JoinStats | None = None,
 
     def run_round(caps, level, index):
         stats.rounds += 1
-        steps = len(_centre_patterns(h)) + 1
+        steps = len(centre_patterns(h)) + 1
         with Progress(steps, steps, enabled=progress_enabled(progress),
                       description=f"{h}×{w} table, round {index}") as bar:
             return _join_round(h, w, caps, level, stats, max_entries, advance=bar.advance)

@@ -28,7 +28,7 @@ import threading
 
 from ...runner import WorkUnit, run_units
 from .grid import orient
-from .join import (MAX_ENTRIES, JoinStats, _centre_patterns, _join_centre, _prepare_round,
+from .join import (MAX_ENTRIES, JoinStats, centre_patterns, join_centre, prepare_round,
                    merge_fewest, run_levels)
 
 __all__ = ["round_units", "solve_round_unit", "table_rows_by_units", "round_checkpoint"]
@@ -51,7 +51,7 @@ def round_units(h: int, w: int, caps: dict[int, int], level: int, index: int,
         WorkUnit(f"matchstick-table/{h}x{w}/round{index}/C{C:0{h}b}",
                  {"h": h, "w": w, "caps": caps_list, "level": level, "C": C,
                   "max_entries": max_entries})
-        for C in _centre_patterns(h)
+        for C in centre_patterns(h)
     ]
 
 
@@ -60,7 +60,7 @@ _round_lock = threading.Lock()
 
 @functools.lru_cache(maxsize=1)
 def _round(h: int, w: int, caps: tuple[tuple[int, int], ...], level: int, max_entries: int):
-    return _prepare_round(h, w, dict(caps), level, JoinStats(), max_entries)
+    return prepare_round(h, w, dict(caps), level, JoinStats(), max_entries)
 
 
 def solve_round_unit(payload: dict) -> tuple[int, ...]:
@@ -71,7 +71,7 @@ def solve_round_unit(payload: dict) -> tuple[int, ...]:
     caps = tuple((int(q), int(c)) for q, c in payload["caps"])
     with _round_lock:  # threads of one process share one copy of the round's parts
         rnd = _round(payload["h"], payload["w"], caps, payload["level"], payload["max_entries"])
-    found = _join_centre(rnd, payload["C"], JoinStats())
+    found = join_centre(rnd, payload["C"], JoinStats())
     return tuple(v for q, _ in caps for v in found.get(q, (-1, 0)))
 
 
