@@ -16,10 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from gpuqueens.problems.nqueens.gpu import kernel_options
+
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted((ROOT / "kernels").glob("*.cu"))
-# the options gpuqueens passes to CuPy, plus each compile-time variant
-VARIANTS = [("-std=c++17",), ("-std=c++17", "-DNQ_COUNT_NODES")]
+# the options gpuqueens passes to CuPy, for each build of the kernel
+VARIANTS = [kernel_options(False), kernel_options(True)]
 
 
 def _find_nvrtc() -> str | None:

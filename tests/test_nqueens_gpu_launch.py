@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from fake_cupy import FAKE_DEVICE_NAME, LaunchError, make_fake_cupy
+from fake_gpu_run import build_emulator
 from oeis import total, unique
 from prefix_samples import random_prefix_subset
 
@@ -34,22 +35,9 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed"),
 ]
 
-EMULATOR = Path(__file__).resolve().parent / "native" / "nqueens_launch_emulator.cu"
-
-
 @pytest.fixture(scope="session")
 def emulator_libraries(tmp_path_factory) -> dict[str, Path]:
-    folder = tmp_path_factory.mktemp("nqueens_emulator")
-    built = {}
-    for key, flags in (("plain", []), ("nodes", ["-DNQ_COUNT_NODES"])):
-        target = folder / f"emulator_{key}.so"
-        result = subprocess.run(
-            ["nvcc", "-O2", "-std=c++17", "-shared", "-Xcompiler", "-fPIC", *flags,
-             "-o", str(target), str(EMULATOR)],
-            capture_output=True, text=True, timeout=300)
-        assert result.returncode == 0, result.stderr
-        built[key] = target
-    return built
+    return build_emulator(tmp_path_factory.mktemp("nqueens_emulator"))
 
 
 def _clear_caches():

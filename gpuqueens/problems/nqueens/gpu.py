@@ -16,7 +16,8 @@ import numpy as np
 
 from .prefixes import Prefixes
 
-__all__ = ["count_prefixes_gpu", "sum_prefixes_gpu", "stack_bytes_per_thread", "KERNEL_SOURCE"]
+__all__ = ["count_prefixes_gpu", "sum_prefixes_gpu", "stack_bytes_per_thread", "kernel_options",
+           "KERNEL_SOURCE"]
 
 KERNEL_SOURCE = "nqueens.cu"
 #: Threads per block (a multiple of 32).
@@ -33,11 +34,15 @@ def stack_bytes_per_thread(n: int, mark: int) -> int:
     return 2 * max(0, n - 1 - mark) * 4
 
 
+def kernel_options(count_nodes: bool = False) -> tuple[str, ...]:
+    """The compiler options of kernels/nqueens.cu (the node-counting build adds a define)."""
+    return ("-std=c++17", _COUNT_NODES_FLAG) if count_nodes else ("-std=c++17",)
+
+
 def _module(count_nodes: bool):
     from ...kernels import load_module
 
-    options = ("-std=c++17", _COUNT_NODES_FLAG) if count_nodes else ("-std=c++17",)
-    return load_module(KERNEL_SOURCE, options)
+    return load_module(KERNEL_SOURCE, kernel_options(count_nodes))
 
 
 def _device_limits() -> tuple[int, int, int, int]:
