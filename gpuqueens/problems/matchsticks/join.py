@@ -317,6 +317,8 @@ class _Round:
     symmetric: bool
     primes: np.ndarray
     primes_list: list[int]
+    cap: np.ndarray              # cap[S] = largest R asked for S (-1: S not asked)
+    left_penalty: np.ndarray     # the left rows' penalty features (independent of C)
 
 
 def prepare_round(h, w, caps: dict[int, int], level: int, stats: JoinStats,
@@ -337,8 +339,12 @@ def prepare_round(h, w, caps: dict[int, int], level: int, stats: JoinStats,
     symmetric = 2 * mid == w
     right = left if symmetric else _parts(h, w, mid, states[w - mid], layout, mirrored=True)
     stats.parts += [len(left.r), len(right.r)]
+    cap = np.full(2 * max_squares + left.xbits.shape[1] + 1, -1, dtype=np.int64)
+    for q, c in caps.items():
+        cap[q] = c
     stats.sweep_seconds += time.perf_counter() - begin
-    return _Round(h, w, dict(caps), level, left, right, symmetric, primes, primes_list)
+    return _Round(h, w, dict(caps), level, left, right, symmetric, primes, primes_list, cap,
+                  _penalty_table(h, None))
 
 
 def join_centre(rnd: _Round, C: int, stats: JoinStats) -> dict[int, tuple[int, int]]:
@@ -349,10 +355,7 @@ def join_centre(rnd: _Round, C: int, stats: JoinStats) -> dict[int, tuple[int, i
     left, right, symmetric = rnd.left, rnd.right, rnd.symmetric
     max_squares = max(caps)
     rbins = stick_count(h, rnd.w) + 1
-    nbits = left.xbits.shape[1]
-    cap = np.full(2 * max_squares + nbits + 1, -1, dtype=np.int64)
-    for q, c in caps.items():
-        cap[q] = c
+    cap = rnd.cap
     hits_by_bin = np.zeros((max_squares + 1) * rbins, dtype=np.int64)
     residues = np.zeros((len(primes), (max_squares + 1) * rbins), dtype=U64)
     weight_c = 1 if mirror_pattern(C, h) == C else 2
@@ -362,7 +365,7 @@ def join_centre(rnd: _Round, C: int, stats: JoinStats) -> dict[int, tuple[int, i
     gr = gl if symmetric else _groups(right, C, max_squares, primes)
     stats.groups += len(gl.H)
     if len(gl.H) and len(gr.H):
-        rows = _features(gl, left.xbits, _penalty_table(h, None), True, 2 * removed_c)
+        rows = _features(gl, left.xbits, rnd.left_penalty, True, 2 * removed_c)
         cols = _features(gr, left.xbits_mirrored if symmetric else right.xbits,
                          _penalty_table(h, C), False, 0)
         for i0, i1, j0, j1 in _staircase(gl.base, gr.base, limit, symmetric):
