@@ -13,12 +13,12 @@ on the CPU with NumPy and gives the same numbers.
 """
 
 from ._checks import MAX_N
+from ._version import __version__
 from .backends import BackendUnavailableError, GPUFallbackWarning
 from .ledger import CheckpointError
 from .problems.matchsticks import MatchstickTable, matchstick_counts, matchstick_table, matchsticks
 from .problems.nqueens import NQueensResult, count, nqueens
 
-__version__ = "0.1.0"
 
 __all__ = [
     "count",

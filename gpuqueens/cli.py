@@ -12,7 +12,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 
-from . import __version__
+from ._version import __version__
 from .backends import BACKENDS, BackendUnavailableError
 from .ledger import CheckpointError
 
