@@ -1,12 +1,16 @@
 """The SQLite checkpoint of a long run: which work units are finished, and their results.
 
-A ledger is one SQLite file with two tables:
+A ledger is one SQLite file per run, with three tables:
 
 * ``header``: one row naming the run it belongs to: the ledger format version, the
-  gpuqueens version that wrote it, the job mapping as canonical JSON, the number of work
-  units and a SHA-256 digest of the ordered unit keys and payloads;
-* ``units``: one row per finished unit: ``key`` (primary key), ``result`` (a JSON list of
-  integers) and ``checksum`` (SHA-256 of the run digest, the key and the result).
+  gpuqueens version that wrote it and the job mapping as canonical JSON;
+* ``stages``: one row per stage of the run (a run whose later units depend on earlier
+  results, such as the rounds of the matchstick table, has several; most runs have one,
+  named ``""``): the stage name, its number of work units and a SHA-256 digest of its
+  ordered unit keys and payloads;
+* ``units``: one row per finished unit: ``stage`` and ``key`` (together the primary key),
+  ``result`` (a JSON list of integers) and ``checksum`` (SHA-256 of the stage digest, the
+  key and the result).
 
 One process writes it (the coordinator of the run) and commits once per finished unit, so a
 run killed at any moment loses at most the units that were still being solved. The
@@ -28,6 +32,9 @@ nothing is silently repaired or overwritten.
 >>> with Ledger.open(path, {"problem": "demo"}, units) as ledger:
 ...     ledger.results()
 {'a': (10, 1)}
+>>> with Ledger.open(path, {"problem": "demo"}, [WorkUnit("c", 3)], stage="second") as ledger:
+...     ledger.results()    # a later stage of the same run, in the same file
+{}
 >>> Ledger.open(path, {"problem": "other"}, units)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
@@ -44,6 +51,8 @@ import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
+from . import _version
+
 __all__ = [
     "stored_job",
     "FORMAT_VERSION",
@@ -54,7 +63,7 @@ __all__ = [
 ]
 
 #: Version of the table layout; a ledger written with another layout is refused.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: stages
 
 # SQLite's header field for "which application owns this file" ("GPQL" in ASCII): lets a
 # ledger be recognised even before its tables are read.
@@ -162,23 +171,31 @@ _SCHEMA = """
 CREATE TABLE header (
     format_version    INTEGER NOT NULL,
     gpuqueens_version TEXT    NOT NULL,
-    job               TEXT    NOT NULL,
-    unit_count        INTEGER NOT NULL,
-    units_digest      TEXT    NOT NULL
+    job               TEXT    NOT NULL
 );
+CREATE TABLE stages (
+    name         TEXT PRIMARY KEY NOT NULL,
+    unit_count   INTEGER NOT NULL,
+    units_digest TEXT    NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE units (
-    key      TEXT PRIMARY KEY NOT NULL,
+    stage    TEXT NOT NULL,
+    key      TEXT NOT NULL,
     result   TEXT NOT NULL,
-    checksum TEXT NOT NULL
+    checksum TEXT NOT NULL,
+    PRIMARY KEY (stage, key)
 ) WITHOUT ROWID;
 """
 
 
 def _gpuqueens_version() -> str:
-    # Imported here, not at module level: gpuqueens/__init__ may import this module.
-    import gpuqueens
+    # Read at call time (not imported by name) so that a test can change it.
+    return str(_version.__version__)
 
-    return str(getattr(gpuqueens, "__version__", "unknown"))
+
+def _stage_digest(job_json: str, stage: str, units_digest_: str) -> str:
+    """What every row checksum of a stage is keyed on: the run, the stage and its units."""
+    return hashlib.sha256(f"{job_json}\n{stage}\n{units_digest_}".encode()).hexdigest()
 
 
 class _FileLock:
@@ -215,13 +232,14 @@ class Ledger:
     """An open checkpoint: the finished units of one run. Use :meth:`open` to get one."""
 
     def __init__(
-        self, path: str, connection: sqlite3.Connection, lock: _FileLock, run_digest: str,
-        unit_keys: frozenset[str], results: dict[str, tuple[int, ...]],
+        self, path: str, connection: sqlite3.Connection, lock: _FileLock, stage: str,
+        stage_digest: str, unit_keys: frozenset[str], results: dict[str, tuple[int, ...]],
     ) -> None:
         self.path = path
+        self.stage = stage
         self._db = connection
         self._lock = lock
-        self._run_digest = run_digest
+        self._stage_digest = stage_digest
         self._unit_keys = unit_keys
         self._results = results
 
@@ -229,19 +247,23 @@ class Ledger:
 
     @classmethod
     def open(
-        cls, path: str | os.PathLike[str], job: Mapping[str, Any], units: Sequence[_UnitLike]
+        cls, path: str | os.PathLike[str], job: Mapping[str, Any], units: Sequence[_UnitLike],
+        *, stage: str = "",
     ) -> Ledger:
-        """Open the ledger at ``path`` for the run ``(job, units)``, creating it if needed.
+        """Open the ledger at ``path`` for stage ``stage`` of the run ``job`` with ``units``,
+        creating the file or the stage if needed.
 
         A missing file, an empty file, or an SQLite database without any table (a process
         killed while creating one) becomes a new ledger. An existing ledger is checked and
-        its results loaded; :class:`CheckpointError` says why one cannot be used.
+        the stage's results loaded; :class:`CheckpointError` says why one cannot be used.
         """
         path = os.fspath(path)
+        if not isinstance(stage, str):
+            raise TypeError(f"a stage name must be a string, not {stage!r}")
         job_json = canonical_json(dict(job))
         digest = units_digest(units)
         unit_keys = frozenset(unit.key for unit in units)
-        run_digest = hashlib.sha256(f"{job_json}\n{digest}".encode()).hexdigest()
+        stage_digest = _stage_digest(job_json, stage, digest)
 
         if os.path.isdir(path):
             raise CheckpointError(f"checkpoint {path} is a directory, not a ledger file")
@@ -263,7 +285,7 @@ class Ledger:
             raise CheckpointError(f"checkpoint {path} cannot be opened: {exc}") from exc
         try:
             results = _initialise_or_verify(
-                db, path, job_json, len(units), digest, run_digest, unit_keys
+                db, path, job_json, stage, len(units), digest, stage_digest, unit_keys
             )
         except sqlite3.OperationalError as exc:  # read-only, locked, I/O error: not damage
             db.close()
@@ -277,7 +299,7 @@ class Ledger:
             db.close()
             lock.release()
             raise
-        return cls(path, db, lock, run_digest, unit_keys, results)
+        return cls(path, db, lock, stage, stage_digest, unit_keys, results)
 
     # -- use -----------------------------------------------------------------------------
 
@@ -294,8 +316,8 @@ class Ledger:
         text = _result_json(result)
         try:
             self._db.execute(
-                "INSERT INTO units (key, result, checksum) VALUES (?, ?, ?)",
-                (key, text, _row_checksum(self._run_digest, key, text)),
+                "INSERT INTO units (stage, key, result, checksum) VALUES (?, ?, ?, ?)",
+                (self.stage, key, text, _row_checksum(self._stage_digest, key, text)),
             )
         except sqlite3.IntegrityError as exc:  # another writer got past the lock
             raise RuntimeError(f"work unit {key!r} is already in {self.path}") from exc
@@ -315,15 +337,17 @@ class Ledger:
         self.close()
 
     def __repr__(self) -> str:
-        return f"Ledger({self.path!r}, {len(self._results)}/{len(self._unit_keys)} units done)"
+        stage = f", stage {self.stage!r}" if self.stage else ""
+        return (f"Ledger({self.path!r}{stage}, {len(self._results)}/{len(self._unit_keys)} "
+                "units done)")
 
 
 def _initialise_or_verify(
-    db: sqlite3.Connection, path: str, job_json: str, unit_count: int, digest: str,
-    run_digest: str, unit_keys: frozenset[str],
+    db: sqlite3.Connection, path: str, job_json: str, stage: str, unit_count: int,
+    digest: str, stage_digest: str, unit_keys: frozenset[str],
 ) -> dict[str, tuple[int, ...]]:
-    # One exclusive transaction decides "new or existing" and, if new, writes the tables
-    # and the header together: a file never holds tables without a header.
+    # One exclusive transaction decides "new or existing" and, if new, writes the tables,
+    # the header and the stage together: a file never holds tables without a header.
     db.execute("BEGIN EXCLUSIVE")
     try:
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -332,10 +356,9 @@ def _initialise_or_verify(
                 if statement.strip():
                     db.execute(statement)
             db.execute(f"PRAGMA application_id={_APPLICATION_ID}")
-            db.execute(
-                "INSERT INTO header VALUES (?, ?, ?, ?, ?)",
-                (FORMAT_VERSION, _gpuqueens_version(), job_json, unit_count, digest),
-            )
+            db.execute("INSERT INTO header VALUES (?, ?, ?)",
+                       (FORMAT_VERSION, _gpuqueens_version(), job_json))
+            db.execute("INSERT INTO stages VALUES (?, ?, ?)", (stage, unit_count, digest))
             db.execute("COMMIT")
             _use_wal(db)
             return {}
@@ -346,7 +369,7 @@ def _initialise_or_verify(
         raise
 
     application_id = db.execute("PRAGMA application_id").fetchone()[0]
-    if application_id != _APPLICATION_ID or not {"header", "units"} <= tables:
+    if application_id != _APPLICATION_ID or "header" not in tables:
         raise CheckpointError(
             f"checkpoint {path} is not a gpuqueens ledger (an SQLite database of something "
             "else); refusing to touch it"
@@ -357,31 +380,59 @@ def _initialise_or_verify(
             f"checkpoint {path} is damaged, not trusted: SQLite integrity check says "
             + "; ".join(problems[:5])
         )
-    header = db.execute(
-        "SELECT format_version, gpuqueens_version, job, unit_count, units_digest FROM header"
-    ).fetchall()
+    _check_format(db, path, tables)
+    header = db.execute("SELECT gpuqueens_version, job FROM header").fetchall()
     if len(header) != 1:
         raise CheckpointError(
             f"checkpoint {path} is damaged, not trusted: {len(header)} header rows, expected 1"
         )
-    _check_same_run(path, header[0], job_json, unit_count, digest)
+    _check_same_run(path, header[0], job_json)
+    stored_stages = {
+        name: (count, stored_digest)
+        for name, count, stored_digest in db.execute("SELECT name, unit_count, units_digest FROM stages")
+    }
+    if stage in stored_stages:
+        _check_same_units(path, stage, stored_stages[stage], unit_count, digest)
+    else:  # a later stage of this run starts: register its unit list
+        db.execute("INSERT INTO stages VALUES (?, ?, ?)", (stage, unit_count, digest))
+        stored_stages[stage] = (unit_count, digest)
 
     results: dict[str, tuple[int, ...]] = {}
-    for key, text, checksum in db.execute("SELECT key, result, checksum FROM units"):
+    for row_stage, key, text, checksum in db.execute("SELECT stage, key, result, checksum FROM units"):
+        known = stored_stages.get(row_stage) if isinstance(row_stage, str) else None
         result = _parse_result(text) if isinstance(text, str) else None
         if (
-            not isinstance(key, str)
-            or key not in unit_keys
+            known is None
+            or not isinstance(key, str)
+            or (row_stage == stage and key not in unit_keys)
             or result is None
-            or checksum != _row_checksum(run_digest, key, text)
+            or checksum != _row_checksum(_stage_digest(job_json, row_stage, known[1]), key, text)
         ):
             raise CheckpointError(
                 f"checkpoint {path} is damaged, not trusted: the row for unit {key!r} fails "
                 "its checksum (edited or corrupted)"
             )
-        results[key] = result
+        if row_stage == stage:
+            results[key] = result
     _use_wal(db)
     return results
+
+
+def _check_format(db: sqlite3.Connection, path: str, tables: set[str]) -> None:
+    """Refuse a ledger of another table layout before reading anything else of it."""
+    try:
+        rows = db.execute("SELECT format_version FROM header").fetchall()
+    except sqlite3.DatabaseError:
+        rows = []
+    version = rows[0][0] if len(rows) == 1 else None
+    if version != FORMAT_VERSION:
+        raise CheckpointError(
+            f"checkpoint {path} belongs to a different run: ledger format: the checkpoint has "
+            f"version {version}, this gpuqueens reads version {FORMAT_VERSION}. Use another "
+            "checkpoint file, or delete this one to start over."
+        )
+    if not {"header", "stages", "units"} <= tables:
+        raise CheckpointError(f"checkpoint {path} is damaged, not trusted: tables are missing")
 
 
 def stored_job(path: str | os.PathLike[str]) -> dict[str, Any] | None:
@@ -412,17 +463,19 @@ def _use_wal(db: sqlite3.Connection) -> None:
     db.execute("PRAGMA synchronous=NORMAL")
 
 
-def _check_same_run(
-    path: str, header: tuple[Any, ...], job_json: str, unit_count: int, digest: str
-) -> None:
-    """Refuse a ledger written for another run, naming every difference found."""
-    format_version, written_by, stored_job_json, stored_count, stored_digest = header
-    differences: list[str] = []
-    if format_version != FORMAT_VERSION:
-        differences.append(
-            f"ledger format: the checkpoint has version {format_version}, this gpuqueens "
-            f"reads version {FORMAT_VERSION}"
+def _refuse_other_run(path: str, differences: list[str]) -> None:
+    if differences:
+        raise CheckpointError(
+            f"checkpoint {path} belongs to a different run: "
+            + "; ".join(differences)
+            + ". Use another checkpoint file, or delete this one to start over."
         )
+
+
+def _check_same_run(path: str, header: tuple[Any, ...], job_json: str) -> None:
+    """Refuse a ledger written for another run, naming every difference found."""
+    written_by, stored_job_json = header
+    differences: list[str] = []
     current = _gpuqueens_version()
     if written_by != current:
         differences.append(
@@ -430,7 +483,7 @@ def _check_same_run(
         )
     try:
         stored_job = json.loads(stored_job_json)
-    except ValueError:
+    except (TypeError, ValueError):
         stored_job = None
     if not isinstance(stored_job, dict):
         raise CheckpointError(f"checkpoint {path} is damaged, not trusted: unreadable job")
@@ -446,17 +499,20 @@ def _check_same_run(
             differences.append(
                 f"{name}: the checkpoint has {stored_job[name]!r}, this run has {job[name]!r}"
             )
+    _refuse_other_run(path, differences)
+
+
+def _check_same_units(
+    path: str, stage: str, stored: tuple[Any, Any], unit_count: int, digest: str
+) -> None:
+    """Refuse a stage whose stored unit list differs from this run's."""
+    stored_count, stored_digest = stored
+    where = f" of stage {stage!r}" if stage else ""
     if stored_count != unit_count:
-        differences.append(
-            f"work units: the checkpoint has {stored_count}, this run has {unit_count}"
-        )
+        _refuse_other_run(path, [
+            f"work units{where}: the checkpoint has {stored_count}, this run has {unit_count}"
+        ])
     elif stored_digest != digest:
-        differences.append(
-            f"work units: same number ({unit_count}) but different keys or payloads"
-        )
-    if differences:
-        raise CheckpointError(
-            f"checkpoint {path} belongs to a different run: "
-            + "; ".join(differences)
-            + ". Use another checkpoint file, or delete this one to start over."
-        )
+        _refuse_other_run(path, [
+            f"work units{where}: same number ({unit_count}) but different keys or payloads"
+        ])

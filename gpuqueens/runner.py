@@ -128,6 +128,7 @@ def run_units(
     job: Mapping[str, Any],
     executor: concurrent.futures.Executor | None = None,
     checkpoint: str | os.PathLike[str] | None = None,
+    stage: str = "",
     progress: bool | None = None,
     description: str = "",
     max_in_flight: int | None = None,
@@ -142,6 +143,9 @@ def run_units(
       ``solve`` and the payloads must be picklable for process pools and Dask.
     * ``checkpoint``: path of an SQLite ledger; units already in it are not solved again,
       and each new result is committed as soon as it arrives.
+    * ``stage``: for a run made of several rounds of units, each round depending on the
+      results of the earlier ones: the name of this round. All rounds of a run keep their
+      results in the one checkpoint file, each round's unit list checked on its own.
     * ``progress``: ``True``/``False``, or ``None`` for "when stderr is a terminal or in a
       notebook"; needs tqdm, silent without it.
 
@@ -156,7 +160,7 @@ def run_units(
     ):
         raise ValueError(f"max_in_flight must be a positive integer, not {max_in_flight!r}")
 
-    ledger = Ledger.open(checkpoint, job, units) if checkpoint is not None else None
+    ledger = Ledger.open(checkpoint, job, units, stage=stage) if checkpoint is not None else None
     try:
         results = ledger.results() if ledger is not None else {}
         pending = [unit for unit in units if unit.key not in results]

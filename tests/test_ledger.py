@@ -87,7 +87,7 @@ def test_other_gpuqueens_version_is_refused(tmp_path, monkeypatch):
     path = tmp_path / "run.sqlite"
     units = make_units()
     fill(path, units, count=3)
-    monkeypatch.setattr(gpuqueens, "__version__", "99.0.0")
+    monkeypatch.setattr(gpuqueens._version, "__version__", "99.0.0")
     with pytest.raises(CheckpointError, match="gpuqueens version: .* this is 99.0.0"):
         Ledger.open(path, JOB, units)
 
@@ -147,7 +147,7 @@ def test_row_copied_from_another_run_is_refused(tmp_path):
     fill(tmp_path / "a.sqlite", units, count=1, job={**JOB, "n": 1})
     fill(tmp_path / "b.sqlite", units, count=0)
     with sqlite3.connect(tmp_path / "a.sqlite") as a, sqlite3.connect(tmp_path / "b.sqlite") as b:
-        b.execute("INSERT INTO units VALUES (?, ?, ?)", a.execute("SELECT * FROM units").fetchone())
+        b.execute("INSERT INTO units VALUES (?, ?, ?, ?)", a.execute("SELECT * FROM units").fetchone())
     a.close(), b.close()
     with pytest.raises(CheckpointError, match="damaged, not trusted"):
         Ledger.open(tmp_path / "b.sqlite", JOB, units)
@@ -198,3 +198,45 @@ def test_record_refuses_results_that_are_not_integers(tmp_path):
             with pytest.raises(TypeError, match="integers"):
                 ledger.record("u000", bad)
         ledger.record("u000", (3,))
+
+
+def test_stages_share_one_file_and_are_checked_separately(tmp_path):
+    path = tmp_path / "run.sqlite"
+    first, second = make_units(3), make_units(5)
+    fill(path, first, count=3)
+    with Ledger.open(path, JOB, second, stage="round2") as ledger:
+        assert ledger.results() == {}
+        ledger.record("u001", (7, 7))
+    with Ledger.open(path, JOB, first) as ledger:  # the first stage is untouched
+        assert len(ledger.results()) == 3
+    with Ledger.open(path, JOB, second, stage="round2") as ledger:
+        assert ledger.results() == {"u001": (7, 7)}
+        assert "stage 'round2'" in repr(ledger)
+    with pytest.raises(CheckpointError, match="work units of stage 'round2': the checkpoint has 5"):
+        Ledger.open(path, JOB, make_units(4), stage="round2")
+    with pytest.raises(CheckpointError, match="belongs to a different run"):
+        Ledger.open(path, {**JOB, "n": 9}, second, stage="round2")
+
+
+def test_row_moved_to_another_stage_is_refused(tmp_path):
+    path = tmp_path / "run.sqlite"
+    units = make_units(3)
+    fill(path, units, count=1)
+    Ledger.open(path, JOB, units, stage="later").close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE units SET stage = 'later'")
+    db.close()
+    with pytest.raises(CheckpointError, match="damaged, not trusted.*'u000'"):
+        Ledger.open(path, JOB, units, stage="later")
+
+
+def test_ledger_of_an_older_format_is_refused_by_version(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA application_id=1196446028")
+        db.execute("CREATE TABLE header (format_version, gpuqueens_version, job, unit_count, units_digest)")
+        db.execute("CREATE TABLE units (key, result, checksum)")
+        db.execute("INSERT INTO header VALUES (1, '0.1.0', '{}', 0, '')")
+    db.close()
+    with pytest.raises(CheckpointError, match="ledger format: the checkpoint has version 1"):
+        Ledger.open(path, JOB, make_units())
