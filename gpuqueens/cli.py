@@ -1,4 +1,4 @@
-"""The ``gpuqueens`` command line: one subcommand per problem.
+"""The ``gpuqueens`` command line: each problem's ``cli`` module adds its subcommands.
 
     gpuqueens nqueens 12                  # total and unique counts, backend and time
     gpuqueens nqueens 20 --checkpoint run.sqlite --progress
@@ -13,48 +13,20 @@ import warnings
 from collections.abc import Sequence
 
 from ._version import __version__
-from .backends import BACKENDS, BackendUnavailableError
+from .backends import BackendUnavailableError
 from .ledger import CheckpointError
+from .problems.matchsticks import cli as matchsticks_cli
+from .problems.nqueens import cli as nqueens_cli
 
 __all__ = ["main", "build_parser"]
-
-
-def add_run_options(parser: argparse.ArgumentParser, *, long_runs: bool = True) -> None:
-    """Options the subcommands share: the backend, and for long runs progress and checkpoint."""
-    parser.add_argument("--backend", choices=BACKENDS, default=None,
-                        help="where to run (default: $GPUQUEENS_BACKEND, else auto: GPU if usable)")
-    if long_runs:
-        parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                            help="show a progress bar (default: when stderr is a terminal)")
-        parser.add_argument("--checkpoint", metavar="PATH", default=None,
-                            help="SQLite file recording finished work units; rerun to resume")
-
-
-def _run_nqueens(args: argparse.Namespace) -> int:
-    from .problems.nqueens import nqueens
-
-    for n in args.n:
-        result = nqueens(n, backend=args.backend, checkpoint=args.checkpoint, progress=args.progress)
-        counts = f"unique {result.unique}" if args.unique else f"total {result.total}  unique {result.unique}"
-        print(f"n={result.n}  {counts}  [{result.backend}: {result.device}]  {result.seconds:.3f} s", flush=True)
-    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gpuqueens", description="Exact counts of puzzle solutions, on GPU or CPU.")
     parser.add_argument("--version", action="version", version=f"gpuqueens {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    queens = commands.add_parser("nqueens", help="count n-queens solutions (total and unique)")
-    queens.add_argument("n", type=int, nargs="+", help="board size(s), 1..32")
-    queens.add_argument("--unique", action="store_true", help="print only the unique count")
-    add_run_options(queens)
-    queens.set_defaults(handler=_run_nqueens)
-
-    from .problems.matchsticks.cli import register
-
-    register(commands)
-
+    for register in (nqueens_cli.register, matchsticks_cli.register):
+        register(commands)
     return parser
 
 

@@ -43,3 +43,10 @@ def test_python_dash_m():
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "total 4" in done.stdout
+
+
+def test_checkpoint_with_several_sizes_is_refused_up_front(tmp_path, capsys):
+    path = tmp_path / "two.sqlite"
+    assert main(["nqueens", "8", "9", "--backend", "cpu", "--checkpoint", str(path)]) == 2
+    assert "one board size at a time" in capsys.readouterr().err
+    assert not path.exists()

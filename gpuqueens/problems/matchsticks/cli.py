@@ -11,7 +11,7 @@ import argparse
 import time
 
 from ...backends import resolve_backend
-from ...cli import add_run_options
+from ...cli_options import add_run_options
 
 __all__ = ["register", "parse_squares", "handle"]
 

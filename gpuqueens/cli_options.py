@@ -1,0 +1,24 @@
+"""Command-line options that every problem's subcommands share, in one place below them.
+
+Each problem's ``cli`` module adds its subcommands with these options; the top-level
+:mod:`gpuqueens.cli` only assembles the parser and turns errors into one-line messages.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .backends import BACKENDS
+
+__all__ = ["add_run_options"]
+
+
+def add_run_options(parser: argparse.ArgumentParser, *, long_runs: bool = True) -> None:
+    """The backend, and for long runs progress and checkpoint."""
+    parser.add_argument("--backend", choices=BACKENDS, default=None,
+                        help="where to run (default: $GPUQUEENS_BACKEND, else auto: GPU if usable)")
+    if long_runs:
+        parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                            help="show a progress bar (default: when stderr is a terminal)")
+        parser.add_argument("--checkpoint", metavar="PATH", default=None,
+                            help="SQLite file recording finished work units; rerun to resume")
