@@ -15,6 +15,7 @@ on the CPU with NumPy and gives the same numbers.
 from ._checks import MAX_N
 from ._version import __version__
 from .backends import BackendUnavailableError, GPUFallbackWarning
+from .estimates import LongRunWarning
 from .ledger import CheckpointError
 from .problems.matchsticks import MatchstickTable, matchstick_counts, matchstick_table, matchsticks
 from .problems.nqueens import NQueensResult, count, nqueens
@@ -31,6 +32,7 @@ __all__ = [
     "MAX_N",
     "BackendUnavailableError",
     "GPUFallbackWarning",
+    "LongRunWarning",
     "CheckpointError",
     "__version__",
 ]
