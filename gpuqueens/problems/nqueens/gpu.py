@@ -1,10 +1,11 @@
-"""The CUDA search: launch kernels/nqueens.cu over a set of prefixes and reduce the counts.
+"""The CUDA search: launch kernels/nqueens.cu over a set of prefixes and reduce the weights.
 
-Same contract as :func:`gpuqueens.problems.nqueens.cpu.count_prefixes_cpu`. The prefix arrays go to
-the device in large batches; every batch's launch adds its per-block sums to one device
-buffer, which is read back once at the end and summed into Python ints on the host, so no
-count is ever held in fewer than 64 bits. CuPy is imported inside the functions: this module
-imports on machines without CuPy.
+Same contract as :func:`gpuqueens.problems.nqueens.cpu.count_prefixes_cpu`. The prefixes go
+to the device as 16-byte records in large batches; each batch is one launch of a persistent
+grid whose threads take prefixes from a global counter, and adds its per-block sums to one
+device buffer, which is read back once at the end and summed into Python ints on the host,
+so no count is ever held in fewer than 64 bits. CuPy is imported inside the functions: this
+module imports on machines without CuPy.
 """
 
 from __future__ import annotations
@@ -22,10 +23,8 @@ __all__ = ["count_prefixes_gpu", "sum_prefixes_gpu", "stack_bytes_per_thread", "
 KERNEL_SOURCE = "nqueens.cu"
 #: Threads per block (a multiple of 32).
 DEFAULT_BLOCK_SIZE = 128
-#: Blocks launched per batch, in units of the blocks the device holds at once.
-DEFAULT_WAVES = 4
-#: Prefixes uploaded and launched together (about 20 bytes each plus `mark` bytes).
-BATCH_PREFIXES = 1 << 22
+#: Prefixes uploaded and launched together (16 bytes each on the device).
+BATCH_PREFIXES = 1 << 24
 _COUNT_NODES_FLAG = "-DNQ_COUNT_NODES"
 
 
@@ -86,32 +85,23 @@ def _prepare_kernel(kernel, n: int, mark: int, block_size: int) -> int:
     return shared
 
 
-def _grid_size(count: int, block_size: int, waves: int) -> int:
+def _grid_size(count: int, block_size: int) -> int:
+    """A persistent grid: at most the blocks the device can hold at once (blocks beyond
+    what fits start only when others end, find no prefix left and return at once)."""
     sms, threads, _, _ = _device_limits()
     resident_blocks = sms * max(1, threads // block_size)
-    return max(1, min(math.ceil(count / block_size), waves * resident_blocks))
+    return max(1, min(math.ceil(count / block_size), resident_blocks))
 
 
 def _batches(prefixes: Prefixes):
-    """(start, stop, device arrays) for consecutive batches of at most BATCH_PREFIXES."""
+    """(start, stop, device records, zeroed fetch counter) for batches of at most BATCH_PREFIXES."""
     import cupy
 
     size = len(prefixes)
     for start in range(0, size, BATCH_PREFIXES):
         stop = min(size, start + BATCH_PREFIXES)
-
-        def upload(array, dtype):
-            return cupy.asarray(np.ascontiguousarray(array[start:stop], dtype=dtype))
-
-        arrays = (
-            upload(prefixes.left, np.uint32),
-            upload(prefixes.down, np.uint32),
-            upload(prefixes.right, np.uint32),
-            upload(prefixes.cols.reshape(size, prefixes.mark), np.uint8),
-            upload(prefixes.b1, np.uint8),
-            upload(prefixes.corner, np.uint8),
-        )
-        yield start, stop, arrays
+        records = cupy.asarray(prefixes.take(slice(start, stop)).records())
+        yield start, stop, records, cupy.zeros(1, dtype=cupy.uint64)
 
 
 def _check_prefixes(prefixes: Prefixes) -> None:
@@ -127,75 +117,60 @@ def sum_prefixes_gpu(
     *,
     count_nodes: bool = False,
     block_size: int = DEFAULT_BLOCK_SIZE,
-    waves: int = DEFAULT_WAVES,
 ) -> tuple[int, ...]:
-    """``(total, unique)`` summed over all prefixes, plus the search's node count with
-    ``count_nodes=True`` (an instrumented build of the kernel, for benchmarks)."""
+    """``(weight,)`` summed over all prefixes (3 × the solutions below them), plus the
+    search's node count with ``count_nodes=True`` (an instrumented build, for benchmarks)."""
     _check_prefixes(prefixes)
     block_size = _check_block_size(block_size)
-    words = 3 if count_nodes else 2
+    words = 2 if count_nodes else 1
     if len(prefixes) == 0:
         return (0,) * words
     import cupy
 
     kernel = _module(count_nodes).get_function("nqueens_count")
     shared = _prepare_kernel(kernel, prefixes.n, prefixes.mark, block_size)
-    max_grid = _grid_size(min(len(prefixes), BATCH_PREFIXES), block_size, waves)
+    max_grid = _grid_size(min(len(prefixes), BATCH_PREFIXES), block_size)
     block_sums = cupy.zeros(words * max_grid, dtype=cupy.uint64)
-    for start, stop, arrays in _batches(prefixes):
+    for start, stop, records, counter in _batches(prefixes):
         count = stop - start
-        grid = _grid_size(count, block_size, waves)
         kernel(
-            (grid,), (block_size,),
-            (np.int32(prefixes.n), np.int32(prefixes.mark), np.int64(count), *arrays, block_sums),
+            (_grid_size(count, block_size),), (block_size,),
+            (np.int32(prefixes.n), np.int32(prefixes.mark), np.int64(count), records, counter, block_sums),
             shared_mem=shared,
         )
     sums = block_sums.get().reshape(max_grid, words)  # one read-back, synchronises
     return tuple(sum(int(v) for v in sums[:, k].tolist()) for k in range(words))
 
 
-def _count_each_gpu(prefixes: Prefixes, block_size: int, waves: int) -> tuple[np.ndarray, np.ndarray]:
-    size = len(prefixes)
-    totals = np.zeros(size, dtype=np.int64)
-    uniques = np.zeros(size, dtype=np.int64)
-    if size == 0:
-        return totals, uniques
+def _weigh_each_gpu(prefixes: Prefixes, block_size: int) -> np.ndarray:
+    weights = np.zeros(len(prefixes), dtype=np.int64)
+    if len(prefixes) == 0:
+        return weights
     import cupy
 
     kernel = _module(False).get_function("nqueens_count_each")
     shared = _prepare_kernel(kernel, prefixes.n, prefixes.mark, block_size)
-    for start, stop, arrays in _batches(prefixes):
+    for start, stop, records, counter in _batches(prefixes):
         count = stop - start
-        batch_totals = cupy.zeros(count, dtype=cupy.uint64)
-        batch_uniques = cupy.zeros(count, dtype=cupy.uint64)
+        batch = cupy.zeros(count, dtype=cupy.uint64)
         kernel(
-            (_grid_size(count, block_size, waves),), (block_size,),
-            (np.int32(prefixes.n), np.int32(prefixes.mark), np.int64(count), *arrays,
-             batch_totals, batch_uniques),
+            (_grid_size(count, block_size),), (block_size,),
+            (np.int32(prefixes.n), np.int32(prefixes.mark), np.int64(count), records, counter, batch),
             shared_mem=shared,
         )
-        # a single prefix's counts stay far below 2^63 for every supported n
-        totals[start:stop] = batch_totals.get().astype(np.int64)
-        uniques[start:stop] = batch_uniques.get().astype(np.int64)
-    return totals, uniques
+        weights[start:stop] = batch.get().astype(np.int64)  # one prefix's weight is far below 2^63
+    return weights
 
 
-def count_prefixes_gpu(
-    prefixes: Prefixes,
-    *,
-    per_prefix: bool = False,
-    block_size: int = DEFAULT_BLOCK_SIZE,
-    waves: int = DEFAULT_WAVES,
-):
-    """Count the solutions below every prefix on the current CUDA device.
+def count_prefixes_gpu(prefixes: Prefixes, *, per_prefix: bool = False, block_size: int = DEFAULT_BLOCK_SIZE):
+    """The weight of the prefixes on the current CUDA device (3 × the solutions below them).
 
-    Returns ``(total, unique)`` as Python ints, or with ``per_prefix=True`` two int64 arrays
-    with each prefix's contribution, exactly as
+    Returns the summed weight as a Python int, or with ``per_prefix=True`` an int64 array
+    with each prefix's weight, exactly as
     :func:`~gpuqueens.problems.nqueens.cpu.count_prefixes_cpu` does.
     """
     _check_prefixes(prefixes)
     block_size = _check_block_size(block_size)
     if per_prefix:
-        return _count_each_gpu(prefixes, block_size, waves)
-    total, unique = sum_prefixes_gpu(prefixes, block_size=block_size, waves=waves)
-    return total, unique
+        return _weigh_each_gpu(prefixes, block_size)
+    return sum_prefixes_gpu(prefixes, block_size=block_size)[0]
