@@ -81,6 +81,14 @@ enum NqStep {
     NQ_STEP_LEAF = 16,      // the candidate's last row was counted
 };
 
+// On the device only "did something" matters: the flags fold to 1 there, saving the
+// instructions that would build them; host programs (tests, the warp model) see them all.
+#ifdef __CUDA_ARCH__
+#define NQ_DID(flags) 1
+#else
+#define NQ_DID(flags) (flags)
+#endif
+
 // The prefixes of one launch: NQ_RECORD_WORDS words each.
 struct NqPrefixes {
     int n;
@@ -95,9 +103,10 @@ struct NqSearch {
     int n;
     int mark;
     nq_u32 mask;
-    nq_u32* untried;  // stack: untried[d * words], placed[d * words] for row mark + d
-    nq_u32* placed;
-    int words;
+    nq_u32* stack;    // untried candidates of row mark + d at stack[d * words], its queen
+    int stride;       // at stack[d * words + stride]
+    int words;        // 2 * stride
+    nq_u32* top;      // &stack[(row - mark) * words]: the current row's slot
     // the current prefix
     long long p;
     nq_u64 weight;     // its weight so far
@@ -136,11 +145,11 @@ struct NqSearch {
         if (last == 0) return 0;
         int k = known + (last == bottom_bit);
         if (right_row >= 0) {
-            const nq_u32 at = right_row == n - 2 ? bit : placed[(right_row - mark) * words];
+            const nq_u32 at = right_row == n - 2 ? bit : stack[(right_row - mark) * words + stride];
             k += at == (1u << (n - 1));
         }
         if (left_row >= 0) {
-            const nq_u32 at = left_row == n - 2 ? bit : placed[(left_row - mark) * words];
+            const nq_u32 at = left_row == n - 2 ? bit : stack[(left_row - mark) * words + stride];
             k += at == 1u;
         }
         return nq_leaf_weight(k);
@@ -176,6 +185,7 @@ struct NqSearch {
             right_row = b1 >= mark ? b1 : -1;
         }
         row = mark;
+        top = stack;
         left = rec[0];
         down = rec[1];
         right = ((nq_u64)rec[2]) << 32;
@@ -198,13 +208,13 @@ struct NqSearch {
         if (cand == 0) {
             if (row == mark) return 0;  // subtree finished: the caller fetches
             --row;
-            const int d = (row - mark) * words;
-            const nq_u32 bit = placed[d];
-            cand = untried[d];
+            top -= words;
+            const nq_u32 bit = top[stride];
+            cand = top[0];
             left = (left >> 1) ^ bit;
             down ^= bit;
             right = (right << 1) ^ ((nq_u64)bit << 32);
-            done = NQ_STEP_POP;
+            done = NQ_DID(NQ_STEP_POP);
             if (cand == 0) return done;
         }
         const nq_u32 bit = cand & (0u - cand);
@@ -222,19 +232,19 @@ struct NqSearch {
 #ifdef NQ_COUNT_NODES
             nodes += w != 0;
 #endif
-            return done | NQ_STEP_ADVANCE | NQ_STEP_LEAF;
+            return NQ_DID(done | NQ_STEP_ADVANCE | NQ_STEP_LEAF);
         }
         const nq_u32 next_cand = allowed(row + 1, free, next_down);
-        if (next_cand == 0) return done | NQ_STEP_ADVANCE;  // dead end
-        const int d = (row - mark) * words;
-        untried[d] = cand;
-        placed[d] = bit;
+        if (next_cand == 0) return NQ_DID(done | NQ_STEP_ADVANCE);  // dead end
+        top[0] = cand;
+        top[stride] = bit;
+        top += words;
         left = next_left;
         down = next_down;
         right = next_right;
         cand = next_cand;
         ++row;
-        return done | NQ_STEP_ADVANCE | NQ_STEP_PUSH;
+        return NQ_DID(done | NQ_STEP_ADVANCE | NQ_STEP_PUSH);
     }
 };
 
@@ -264,9 +274,10 @@ struct NqWorker {
         s.n = set.n;
         s.mark = set.mark;
         s.mask = (nq_u32)((1ull << set.n) - 1ull);
+        s.stride = stride;
         s.words = 2 * stride;
-        s.untried = stack;
-        s.placed = stack + stride;
+        s.stack = stack;
+        s.top = stack;
         s.cand = 0;
         s.row = s.mark;
         s.weight = 0;
