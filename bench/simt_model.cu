@@ -9,12 +9,16 @@
 // the lanes of each issued instruction), issued warp instructions per node, and the tail
 // (the longest thread's busy steps over the mean).
 //
-//   simt_model PREFIXES_IN POLICY THREADS COSTS...
+//   simt_model PREFIXES_IN POLICY THREADS LOOP COSTS...
 //
 // PREFIXES_IN: the host harness format (tests/native/nqueens_host_main.cu). POLICY: "dynamic"
 // (threads take the next prefix from a shared counter, as the kernel does) or "static" (thread
-// t takes prefixes t, t + THREADS, ..., as the previous kernel did). COSTS: instructions of the
-// blocks head, fetch, pop, advance, rules, push, leaf-row, leaf-weight.
+// t takes prefixes t, t + THREADS, ..., as the previous kernel did). LOOP: "v2" (this kernel:
+// COSTS are the blocks head, fetch, pop, advance, rules, push, leaf-row, leaf-weight) or "v1"
+// (the previous kernel, for calibration: one pop or one candidate per iteration, the last row
+// descended into, a case-S leaf compared with its rotations; COSTS are head, fetch, pop,
+// advance, (unused), push, case-C leaf, case-S leaf). The v1 iterations are derived from the
+// v2 steps: the same tree walked in the same order.
 // Prints one line of key=value pairs.
 
 #include <cstdio>
@@ -50,8 +54,8 @@ struct StaticCounter {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 4 + BLOCKS) {
-        std::fprintf(stderr, "usage: %s PREFIXES_IN dynamic|static THREADS COSTS(x%d)\n", argv[0], BLOCKS);
+    if (argc != 5 + BLOCKS) {
+        std::fprintf(stderr, "usage: %s PREFIXES_IN dynamic|static THREADS v1|v2 COSTS(x%d)\n", argv[0], BLOCKS);
         return 2;
     }
     std::FILE* f = std::fopen(argv[1], "rb");
@@ -66,8 +70,9 @@ int main(int argc, char** argv) {
     std::fclose(f);
     const bool dynamic = std::strcmp(argv[2], "dynamic") == 0;
     const int threads = std::atoi(argv[3]);
+    const bool v1 = std::strcmp(argv[4], "v1") == 0;
     double cost[BLOCKS];
-    for (int k = 0; k < BLOCKS; ++k) cost[k] = std::atof(argv[4 + k]);
+    for (int k = 0; k < BLOCKS; ++k) cost[k] = std::atof(argv[5 + k]);
 
     const NqPrefixes set = {(int)n, (int)mark, (long long)count, records.data()};
     const int words = nq_stack_words(n, mark) > 0 ? nq_stack_words(n, mark) : 1;
@@ -96,15 +101,21 @@ int main(int argc, char** argv) {
     }
 
     std::vector<char> live(threads, 1);
+    std::vector<std::vector<unsigned>> pending(threads);
     double issued = 0, lane_instructions = 0;
     long long warp_steps = 0, steps_total = 0;
     nq_u64 nodes = 0;
     const int warps = (threads + 31) / 32;
+    std::vector<long long> warp_life(warps, 0);  // the tick of each warp's last step
     int running = threads;
     long long tick = 0;
+    std::vector<int> live_warps(warps);
+    for (int w = 0; w < warps; ++w) live_warps[w] = w;
     while (running > 0) {
         ++tick;
-        for (int w = 0; w < warps; ++w) {
+        size_t kept = 0;
+        for (size_t i = 0; i < live_warps.size(); ++i) {
+            const int w = live_warps[i];
             unsigned union_blocks = 0;
             double lane_cost = 0;
             bool any = false;
@@ -112,25 +123,58 @@ int main(int argc, char** argv) {
                 const int t = w * 32 + l;
                 if (t >= threads || !live[t]) continue;
                 any = true;
-                const nq_u64 before = lanes[t].s.weight;
-                const int did = lanes[t].advance();
-                const bool weighed = (did & NQ_STEP_LEAF) && lanes[t].s.weight != before;
-                if (did & NQ_STEP_ADVANCE) nodes += 1;
-                const unsigned b = blocks_of(did, weighed);
+                unsigned b;
+                if (v1 && !pending[t].empty()) {  // a v1 iteration left over from the last v2 step
+                    b = pending[t].back();
+                    pending[t].pop_back();
+                } else {
+                    const nq_u64 before = lanes[t].s.weight;
+                    const int did = lanes[t].advance();
+                    const bool weighed = (did & NQ_STEP_LEAF) && lanes[t].s.weight != before;
+                    if (did & NQ_STEP_ADVANCE) nodes += 1;
+                    if (did == NQ_STEP_DONE) {
+                        live[t] = 0;
+                        --running;
+                    }
+                    if (v1) {
+                        // the v1 iterations of this step, last first (pending is a stack)
+                        const unsigned head = 1u << HEAD;
+                        std::vector<unsigned> seq;
+                        if (did == NQ_STEP_FETCH || did == NQ_STEP_DONE) seq.push_back(head | 1u << FETCH);
+                        if (did & NQ_STEP_POP) seq.push_back(head | 1u << POP);
+                        if (did & NQ_STEP_ADVANCE) {
+                            if (weighed) {  // v1 pushed into the last row, weighed the leaf, popped
+                                const bool corner = lanes[t].s.bottom_bit == 0;
+                                seq.push_back(head | 1u << ADVANCE | 1u << PUSH);
+                                seq.push_back(head | 1u << (corner ? LEAF_ROW : LEAF_WEIGHT));
+                                seq.push_back(head | 1u << POP);
+                            } else {
+                                seq.push_back(head | 1u << ADVANCE | ((did & NQ_STEP_PUSH) ? 1u << PUSH : 0u));
+                            }
+                        }
+                        for (size_t k = seq.size(); k-- > 1;) pending[t].push_back(seq[k]);
+                        b = seq[0];
+                    } else {
+                        b = blocks_of(did, weighed);
+                    }
+                }
                 union_blocks |= b;
                 for (int k = 0; k < BLOCKS; ++k) if (b >> k & 1) lane_cost += cost[k];
                 busy[t] += 1;
                 ++steps_total;
-                if (did == NQ_STEP_DONE) {
-                    live[t] = 0;
-                    --running;
+                if (!live[t] && !pending[t].empty()) {  // finish its v1 iterations first
+                    live[t] = 1;
+                    ++running;
                 }
             }
             if (!any) continue;
+            live_warps[kept++] = w;
             ++warp_steps;
+            warp_life[w] = tick;
             for (int k = 0; k < BLOCKS; ++k) if (union_blocks >> k & 1) issued += cost[k];
             lane_instructions += lane_cost;
         }
+        live_warps.resize(kept);
     }
     long long longest = 0;
     double mean = 0;
@@ -139,10 +183,18 @@ int main(int argc, char** argv) {
         mean += busy[t];
     }
     mean /= threads;
+    double life_mean = 0;
+    long long life_max = 0;
+    for (int w = 0; w < warps; ++w) {
+        life_mean += warp_life[w];
+        if (warp_life[w] > life_max) life_max = warp_life[w];
+    }
+    life_mean /= warps;
     std::printf("prefixes=%llu threads=%d policy=%s nodes=%llu warp_steps=%lld active_lanes=%.2f "
-                "issued_per_node=%.2f lane_instr_per_node=%.2f tail=%.3f ticks=%lld\n",
+                "issued_per_node=%.2f lane_instr_per_node=%.2f tail=%.3f ticks=%lld warp_life_ratio=%.3f\n",
                 count, threads, dynamic ? "dynamic" : "static", nodes, warp_steps,
                 issued > 0 ? lane_instructions / issued : 0.0, nodes ? issued / nodes : 0.0,
-                nodes ? lane_instructions / nodes : 0.0, mean > 0 ? longest / mean : 0.0, tick);
+                nodes ? lane_instructions / nodes : 0.0, mean > 0 ? longest / mean : 0.0, tick,
+                life_max > 0 ? life_mean / life_max : 0.0);
     return 0;
 }

@@ -32,6 +32,11 @@ from gpuqueens.problems.nqueens.prefixes import enumerate_prefixes  # noqa: E402
 #: order head, fetch, pop, advance, rules, push, leaf-row, leaf-weight. Counted 2026-11-23
 #: from the disassembly; fetch includes the warp-aggregated atomic and the 16-byte load.
 BLOCK_COSTS = (6, 70, 25, 13, 14, 14, 8, 30)
+#: The previous kernel (4fed4d1), for calibration: head, fetch (static stride), pop, advance
+#: with its branchy rules, (unused), push, case-C leaf, case-S leaf. The case-S leaf runs
+#: three pre-tests (~35 instructions) and, for the ~1 leaf in 4 that passes one, a rotation
+#: comparison whose row_of scans cost hundreds more: 150 is an estimate of the average.
+V1_COSTS = (7, 40, 19, 18, 0, 16, 7, 150)
 #: H100 SXM: 132 SMs x 4 schedulers at the 1.59 GHz ncu reported, and the 0.88 issue slots
 #: per scheduler and cycle that ncu measured for the previous kernel (r4-ncu18).
 H100_ISSUE_PER_S = 132 * 4 * 1.59e9 * 0.88
@@ -57,13 +62,14 @@ def build(folder: Path) -> Path:
 
 
 def run_model(binary: Path, folder: Path, n: int, mark: int, sample: int, policy: str,
-              threads: int | None = None, costs=BLOCK_COSTS) -> dict:
+              threads: int | None = None, loop: str = "v2") -> dict:
     prefixes = enumerate_prefixes(n, mark)
     subset = prefixes.take(np.arange(0, len(prefixes), sample))
     threads = threads or max(32, round(H100_THREADS / sample / 32) * 32)
     path = folder / f"prefixes_{n}_{mark}_{sample}.bin"
     write_prefix_file(path, subset)
-    out = subprocess.run([str(binary), str(path), policy, str(threads), *map(str, costs)],
+    costs = BLOCK_COSTS if loop == "v2" else V1_COSTS
+    out = subprocess.run([str(binary), str(path), policy, str(threads), loop, *map(str, costs)],
                          check=True, capture_output=True, text=True, timeout=3600).stdout
     row = dict(item.split("=") for item in out.split())
     return {k: (v if k == "policy" else float(v)) for k, v in row.items()} | {
@@ -77,19 +83,23 @@ def main(argv=None) -> int:
     parser.add_argument("--sample", type=int, default=256, help="model every k-th prefix, 1/k of the threads")
     parser.add_argument("--policy", choices=("dynamic", "static"), default="dynamic")
     parser.add_argument("--threads", type=int, help="modelled threads (default: the H100's, scaled by --sample)")
+    parser.add_argument("--loop", choices=("v2", "v1"), default="v2",
+                        help="v2: this kernel; v1: the previous kernel (4fed4d1), for calibration")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as folder:
         binary = build(Path(folder))
-        print(f"{'n':>3} {'mark':>4} {'policy':>8} {'prefixes':>9} {'threads':>7} {'active lanes':>12} "
-              f"{'instr/node':>10} {'tail':>6} {'nodes (sample)':>14} {'projected s':>11}")
+        print(f"{'n':>3} {'mark':>4} {'loop':>4} {'policy':>8} {'prefixes':>9} {'threads':>7} {'active lanes':>12} "
+              f"{'instr/node':>10} {'tail':>6} {'warp life':>9} {'nodes (sample)':>14} {'projected s':>11}")
         for n in args.n:
-            r = run_model(binary, Path(folder), n, args.mark, args.sample, args.policy, args.threads)
+            r = run_model(binary, Path(folder), n, args.mark, args.sample, args.policy, args.threads, args.loop)
             # all nodes: the sample's nodes scaled up; time = issued instructions / issue rate
             nodes_all = r["nodes"] * args.sample
             projected = nodes_all * r["issued_per_node"] / H100_ISSUE_PER_S
-            print(f"{n:>3} {args.mark:>4} {r['policy']:>8} {int(r['all_prefixes']):>9} {int(r['threads']):>7} "
-                  f"{r['active_lanes']:>12.2f} {r['issued_per_node']:>10.2f} {r['tail']:>6.2f} "
-                  f"{int(r['nodes']):>14} {projected:>11.4f}")
+            print(f"{n:>3} {args.mark:>4} {args.loop:>4} {r['policy']:>8} {int(r['all_prefixes']):>9} "
+                  f"{int(r['threads']):>7} {r['active_lanes']:>12.2f} {r['issued_per_node']:>10.2f} "
+                  f"{r['tail']:>6.2f} {r['warp_life_ratio']:>9.3f} {int(r['nodes']):>14} {projected:>11.4f}")
+    print("tail: longest thread's busy steps / mean; warp life: mean / longest warp lifetime (the "
+          "achieved-occupancy factor of a grid that fits the device at once)")
     print("projected s: kernel time on one H100 from the model (issued instructions at the issue "
           "rate ncu measured for the previous kernel); a projection, not a measurement")
     return 0

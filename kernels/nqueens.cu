@@ -41,7 +41,7 @@
 // Plain search: a prefix with corner = 1 and b1 = 0 is searched with no pruning rule at all,
 // every leaf weighing 24. The benchmark uses this to count the nodes of the unreduced search.
 //
-// Supports 4 <= n <= 32 and 2 <= mark <= n - 1 (the host answers smaller n itself).
+// Supports 4 <= n <= 32, 2 <= mark and mark + split <= n - 1 (the host answers smaller n).
 
 typedef unsigned int nq_u32;
 typedef unsigned long long nq_u64;
@@ -71,6 +71,15 @@ __host__ __device__ inline long long nq_fetch(nq_u64* counter) {
 #endif
 }
 
+// each[p] += value: items of one prefix may be searched by different threads.
+__host__ __device__ inline void nq_add_to(nq_u64* into, nq_u64 value) {
+#ifdef __CUDA_ARCH__
+    atomicAdd(into, value);
+#else
+    *into += value;
+#endif
+}
+
 // What one step of the search did (for the warp model in bench/, and the loop's exit).
 enum NqStep {
     NQ_STEP_DONE = 0,       // no prefix left: the thread's work is over
@@ -89,11 +98,17 @@ enum NqStep {
 #define NQ_DID(flags) (flags)
 #endif
 
-// The prefixes of one launch: NQ_RECORD_WORDS words each.
+// The prefixes of one launch: NQ_RECORD_WORDS words each. A thread's work item is a prefix
+// and the candidates its queens take in the next `split` rows (0, 1 or 2): item i is prefix
+// i / n^split with the digits of i % n^split (base n, row mark first) as the rank of the
+// chosen free square in each of those rows; an item whose square does not exist is empty.
+// So the device cuts the work n or n^2 times finer than the host's prefixes, at no host cost.
 struct NqPrefixes {
     int n;
     int mark;
-    long long count;
+    int split;
+    long long count;  // prefixes
+    long long items;  // count * n^split
     const nq_u32* records;
 };
 
@@ -101,12 +116,13 @@ struct NqPrefixes {
 struct NqSearch {
     // board and launch
     int n;
-    int mark;
+    int mark;         // the prefixes' row
+    int base;         // the first row this thread searches: mark + split
     nq_u32 mask;
-    nq_u32* stack;    // untried candidates of row mark + d at stack[d * words], its queen
+    nq_u32* stack;    // untried candidates of row base + d at stack[d * words], its queen
     int stride;       // at stack[d * words + stride]
     int words;        // 2 * stride
-    nq_u32* top;      // &stack[(row - mark) * words]: the current row's slot
+    nq_u32* top;      // &stack[(row - base) * words]: the current row's slot
     // the current prefix
     long long p;
     nq_u64 weight;     // its weight so far
@@ -118,7 +134,7 @@ struct NqSearch {
     nq_u32 top_allow;
     nq_u32 last_allow;
     nq_u32 bottom_bit; // the bottom queen at corner distance B1 (case S), or 0
-    int known;         // 1 + edge queens at corner distance B1 among the prefix rows
+    int known;         // 1 + edge queens at corner distance B1 among the rows above base
     int left_row;      // row of the left queen at distance B1 (B2) when searched here, else -1
     int right_row;     // row of the right queen at distance B1 (B1) when searched here, else -1
     // the current row
@@ -145,18 +161,41 @@ struct NqSearch {
         if (last == 0) return 0;
         int k = known + (last == bottom_bit);
         if (right_row >= 0) {
-            const nq_u32 at = right_row == n - 2 ? bit : stack[(right_row - mark) * words + stride];
+            const nq_u32 at = right_row == n - 2 ? bit : stack[(right_row - base) * words + stride];
             k += at == (1u << (n - 1));
         }
         if (left_row >= 0) {
-            const nq_u32 at = left_row == n - 2 ? bit : stack[(left_row - mark) * words + stride];
+            const nq_u32 at = left_row == n - 2 ? bit : stack[(left_row - base) * words + stride];
             k += at == 1u;
         }
         return nq_leaf_weight(k);
     }
 
-    // Load prefix `index`: its rules and the masks of row mark.
-    __host__ __device__ void load(const NqPrefixes& set, long long index) {
+    // Place `bit` in the current row without recording it on the stack (the split rows).
+    __host__ __device__ void place_fixed(nq_u32 bit) {
+        if (row == b1 && bit == (1u << (n - 1)) && bottom_bit != 0) ++known;  // right queen, case S
+        if (row == b2 && bit == 1u) ++known;                                  // left queen, case S
+        left = (left | bit) << 1;
+        down |= bit;
+        right = (right | ((nq_u64)bit << 32)) >> 1;
+        ++row;
+    }
+
+    // Load work item `item`: its prefix's rules, the split rows' queens and the masks of row
+    // base. Leaves cand = 0 (nothing to search) for an empty item.
+    __host__ __device__ void load(const NqPrefixes& set, long long item) {
+        // the item's digits: the rank of its square in row mark (first) and mark + 1 (second)
+        long long index = item;
+        int second = 0;
+        if (set.split == 2) {
+            second = (int)(index % n);
+            index /= n;
+        }
+        int first = 0;
+        if (set.split >= 1) {
+            first = (int)(index % n);
+            index /= n;
+        }
         const nq_u32* rec = set.records + index * NQ_RECORD_WORDS;
         const nq_u32 rule = rec[3];
         const bool corner = (rule & NQ_RULE_CORNER) != 0;
@@ -174,30 +213,43 @@ struct NqSearch {
             last_allow = mask;
             bottom_bit = 0;
             known = 1;
-            left_row = right_row = -1;
         } else {
             b2 = n - 1 - b1;
             top_allow = mask & ~edges;
             last_allow = mask & ~(low | (low << (n - b1)));
             bottom_bit = 1u << b2;
             known = 1 + (int)((rule >> NQ_RULE_KNOWN_SHIFT) & 3u);
-            left_row = b2 >= mark ? b2 : -1;
-            right_row = b1 >= mark ? b1 : -1;
         }
+        left_row = (!corner && b2 >= base) ? b2 : -1;
+        right_row = (!corner && b1 >= base) ? b1 : -1;
         row = mark;
         top = stack;
         left = rec[0];
         down = rec[1];
         right = ((nq_u64)rec[2]) << 32;
-        const nq_u32 free = mask & ~(rec[0] | rec[1] | rec[2]);
-        if (mark == n - 1) {  // the prefix reaches the last row: count it here
+        cand = 0;
+        for (int k = 0; k < set.split; ++k) {  // the item's queens in rows mark..base-1
+            nq_u32 free = allowed(row, mask & ~((nq_u32)left | down | (nq_u32)(right >> 32)), down);
+            const int rank = k == 0 ? first : second;
+            for (int j = 0; j < rank && free != 0; ++j) free &= free - 1u;
+            if (free == 0) {  // no such square: an empty item, finished at once
+                row = base;
+                return;
+            }
+#ifdef NQ_COUNT_NODES
+            // the node of row mark is counted by the one item of it whose second digit is 0
+            nodes += (k == 0 && set.split == 2) ? second == 0 : 1;
+#endif
+            place_fixed(free & (0u - free));
+        }
+        const nq_u32 free = mask & ~((nq_u32)left | down | (nq_u32)(right >> 32));
+        if (base == n - 1) {  // the item reaches the last row: count it here
             weight = leaf(free & last_allow, 0u);
 #ifdef NQ_COUNT_NODES
-            nodes = weight != 0;
+            nodes += weight != 0;
 #endif
-            cand = 0;
         } else {
-            cand = allowed(mark, free, down);
+            cand = allowed(base, free, down);
         }
     }
 
@@ -206,7 +258,7 @@ struct NqSearch {
     __host__ __device__ int step() {
         int done = 0;
         if (cand == 0) {
-            if (row == mark) return 0;  // subtree finished: the caller fetches
+            if (row == base) return 0;  // subtree finished: the caller fetches
             --row;
             top -= words;
             const nq_u32 bit = top[stride];
@@ -254,9 +306,10 @@ struct NqSums {
     nq_u64 nodes;
 };
 
-// One thread's whole share of a launch: it takes prefixes from `counter` until none is left,
-// searches each, adds its weight to `sums` and (if `each` is not null) stores it at each[p].
-// The stack holds nq_stack_words(n, mark) words at stack[k * stride].
+// One thread's whole share of a launch: it takes work items from `counter` until none is
+// left, searches each, adds its weight to `sums` and (if `each` is not null, zeroed before
+// the launch) to each[p] of its prefix p. The stack holds nq_stack_words(n, mark) words at
+// stack[k * stride].
 struct NqWorker {
     NqPrefixes set;
     nq_u64* counter;
@@ -273,13 +326,14 @@ struct NqWorker {
         sums.nodes = 0;
         s.n = set.n;
         s.mark = set.mark;
+        s.base = set.mark + set.split;
         s.mask = (nq_u32)((1ull << set.n) - 1ull);
         s.stride = stride;
         s.words = 2 * stride;
         s.stack = stack;
         s.top = stack;
         s.cand = 0;
-        s.row = s.mark;
+        s.row = s.base;
         s.weight = 0;
 #ifdef NQ_COUNT_NODES
         s.nodes = 0;
@@ -293,19 +347,19 @@ struct NqWorker {
     __host__ __device__ int advance() {
         const int did = s.step();
         if (did != 0) return did;
-        if (s.p >= 0) {  // the subtree of prefix s.p is finished
-            if (each) each[s.p] = s.weight;
+        if (s.p >= 0) {  // the subtree of the item is finished: add it to its prefix
+            if (each && s.weight != 0) nq_add_to(each + s.p, s.weight);
             sums.weight += s.weight;
 #ifdef NQ_COUNT_NODES
             sums.nodes += s.nodes;
 #endif
         }
-        const long long p = nq_fetch(counter);
-        if (p >= set.count) {
+        const long long item = nq_fetch(counter);
+        if (item >= set.items) {
             s.p = -1;
             return NQ_STEP_DONE;
         }
-        s.load(set, p);
+        s.load(set, item);
         return NQ_STEP_FETCH;
     }
 };
@@ -358,15 +412,25 @@ __device__ inline void nq_add_block_sums(nq_u64 (&sums)[NQ_SUM_WORDS], nq_u64* b
     }
 }
 
-// Weigh prefixes [0, count) (`records`: NQ_RECORD_WORDS words each) and add each block's
-// sums to block_sums (NQ_SUM_WORDS words per block). `counter` must be 0 at the launch.
-// Dynamic shared memory: blockDim.x * nq_stack_words(n, mark) * 4 bytes. Any grid size
-// works; a persistent grid (the blocks the device holds at once) is meant.
+// The prefixes of a launch with their work items.
+__host__ __device__ inline NqPrefixes nq_prefixes(int n, int mark, int split, long long count,
+                                                  const nq_u32* records) {
+    long long items = count;
+    for (int k = 0; k < split; ++k) items *= n;
+    const NqPrefixes set = {n, mark, split, count, items, records};
+    return set;
+}
+
+// Weigh prefixes [0, count) (`records`: NQ_RECORD_WORDS words each), cut into work items by
+// `split` (0..2, mark + split <= n - 1), and add each block's sums to block_sums
+// (NQ_SUM_WORDS words per block). `counter` must be 0 at the launch. Dynamic shared memory:
+// blockDim.x * nq_stack_words(n, mark) * 4 bytes. Any grid size works; a persistent grid (the
+// blocks the device holds at once) is meant.
 extern "C" __global__ void nqueens_count(
-    int n, int mark, long long count, const nq_u32* __restrict__ records,
+    int n, int mark, int split, long long count, const nq_u32* __restrict__ records,
     nq_u64* __restrict__ counter, nq_u64* __restrict__ block_sums) {
     extern __shared__ nq_u32 nq_stacks[];
-    const NqPrefixes set = {n, mark, count, records};
+    const NqPrefixes set = nq_prefixes(n, mark, split, count, records);
     const NqSums c = nq_run_thread(set, counter, nq_stacks + threadIdx.x, (int)blockDim.x, 0);
 #ifdef NQ_COUNT_NODES
     nq_u64 sums[NQ_SUM_WORDS] = {c.weight, c.nodes};
@@ -376,11 +440,11 @@ extern "C" __global__ void nqueens_count(
     nq_add_block_sums(sums, block_sums);
 }
 
-// Same search, one weight per prefix: for tests and debugging.
+// Same search, one weight per prefix (`weights` zeroed before the launch): for tests.
 extern "C" __global__ void nqueens_count_each(
-    int n, int mark, long long count, const nq_u32* __restrict__ records,
+    int n, int mark, int split, long long count, const nq_u32* __restrict__ records,
     nq_u64* __restrict__ counter, nq_u64* __restrict__ weights) {
     extern __shared__ nq_u32 nq_stacks[];
-    const NqPrefixes set = {n, mark, count, records};
+    const NqPrefixes set = nq_prefixes(n, mark, split, count, records);
     nq_run_thread(set, counter, nq_stacks + threadIdx.x, (int)blockDim.x, weights);
 }

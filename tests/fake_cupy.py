@@ -105,11 +105,13 @@ class FakeKernel:
         self.launches.append((grid[0], block[0], shared_mem))
 
     def _run(self, grid, block, args, shared_mem):
-        n, mark, count = int(args[0]), int(args[1]), int(args[2])
+        n, mark, split, count = int(args[0]), int(args[1]), int(args[2]), int(args[3])
+        if not (0 <= split <= 2 and mark + split <= n - 1):
+            raise LaunchError(f"{self.name}: split={split} does not fit n={n}, mark={mark}")
         needed = block * 2 * (n - 1 - mark) * 4
         if shared_mem < needed:
             raise LaunchError(f"{self.name}: {shared_mem} bytes of shared memory, the stacks need {needed}")
-        records, counter, output = args[3], args[4], args[5]
+        records, counter, output = args[4], args[5], args[6]
         if records.size < 4 * count:
             raise LaunchError(f"{self.name}: {records.size} record words for {count} prefixes")
         if counter.size != 1 or int(counter[0]) != 0:
@@ -117,12 +119,12 @@ class FakeKernel:
         if self.name == "nqueens_count":
             if output.size < self.sum_words * grid:
                 raise LaunchError(f"{self.name}: block_sums too short for {grid} blocks")
-        elif output.size < count:
-            raise LaunchError(f"{self.name}: outputs too short for {count} prefixes")
+        elif output.size < count or output[:count].any():
+            raise LaunchError(f"{self.name}: the weights must be {count} zeroed words")
         pointers = [ctypes.c_void_p(a.ctypes.data) for a in (records, counter, output)]
         function = getattr(self.library, f"emulate_{self.name}")
         function(ctypes.c_int(grid), ctypes.c_int(block), ctypes.c_int(n), ctypes.c_int(mark),
-                 ctypes.c_longlong(count), *pointers)
+                 ctypes.c_int(split), ctypes.c_longlong(count), *pointers)
 
 
 class FakeRawModule:

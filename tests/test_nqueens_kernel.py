@@ -65,11 +65,12 @@ def write_prefix_file(path: Path, prefixes) -> None:
         f.write(prefixes.records().astype("<u4").tobytes())
 
 
-def harness_weights(binary: Path, prefixes, workdir: Path) -> np.ndarray:
-    """Per-prefix weights from the kernel's search run on the host."""
+def harness_weights(binary: Path, prefixes, workdir: Path, split: int = 0) -> np.ndarray:
+    """Per-prefix weights from the kernel's search run on the host, each prefix cut into
+    work items by ``split`` rows as on the device."""
     src, dst = workdir / "prefixes.bin", workdir / "weights.bin"
     write_prefix_file(src, prefixes)
-    result = subprocess.run([str(binary), str(src), str(dst)], capture_output=True, text=True)
+    result = subprocess.run([str(binary), str(src), str(dst), str(split)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     weights = np.fromfile(dst, dtype="<u8").astype(np.int64)
     assert weights.shape == (len(prefixes),)
@@ -118,9 +119,10 @@ def _marks(n: int) -> list[int]:
 @pytest.mark.parametrize("n", range(4, 13))
 def test_all_prefixes_sum_to_oeis(host_harness, tmp_path, n):
     for mark in _marks(n):
-        weights = harness_weights(host_harness, enumerate_prefixes(n, mark), tmp_path)
-        counts = combine({"u0": (int(weights.sum()),), "sym": count_symmetric(n)})
-        assert counts == (TOTAL[n], UNIQUE[n]), f"n={n} mark={mark}"
+        for split in range(min(2, n - 1 - mark) + 1):
+            weights = harness_weights(host_harness, enumerate_prefixes(n, mark), tmp_path, split)
+            counts = combine({"u0": (int(weights.sum()),), "sym": count_symmetric(n)})
+            assert counts == (TOTAL[n], UNIQUE[n]), f"n={n} mark={mark} split={split}"
 
 
 def test_harness_accepts_an_empty_prefix_set(host_harness, tmp_path):
@@ -136,9 +138,10 @@ def test_per_prefix_counts_match_numpy_search(host_harness, tmp_path, seed):
     from gpuqueens.problems.nqueens.cpu import count_prefixes_cpu
 
     n, mark, subset = random_prefix_subset(seed, 400)
-    weights = harness_weights(host_harness, subset, tmp_path)
+    split = seed % (min(2, n - 1 - mark) + 1)  # the items of a prefix add up to its weight
+    weights = harness_weights(host_harness, subset, tmp_path, split)
     np.testing.assert_array_equal(weights, count_prefixes_cpu(subset, per_prefix=True),
-                                  err_msg=f"n={n} mark={mark}")
+                                  err_msg=f"n={n} mark={mark} split={split}")
 
 
 # --- deep prefixes of large boards (n up to 32) against a plain reading of the spec ---------
@@ -240,7 +243,7 @@ def test_deep_prefixes_of_large_boards(host_harness, tmp_path, n):
     rng = np.random.default_rng(n)
     mark = n - 9
     rows = [_random_prefix(n, mark, rng) for _ in range(40)]
-    weights = harness_weights(host_harness, _prefix_set(n, mark, rows), tmp_path)
+    weights = harness_weights(host_harness, _prefix_set(n, mark, rows), tmp_path, split=n % 3)
     np.testing.assert_array_equal(weights, [_reference_weight(n, *row) for row in rows])
     assert weights.sum() > 0  # the subtrees are not all empty
 
@@ -268,6 +271,23 @@ def test_rare_leaf_weights_are_exercised(host_harness, tmp_path):
     rows = [(list(map(int, prefixes.cols[i])), int(prefixes.b1[i]), False) for i in sample]
     np.testing.assert_array_equal(harness_weights(host_harness, prefixes.take(sample), tmp_path),
                                   [_reference_weight(n, *row) for row in rows])
+
+
+@pytest.mark.parametrize("split", [1, 2])
+def test_split_items_keep_the_node_count(tmp_path, split):
+    """The instrumented build counts every node once, however the prefixes are cut into items."""
+    binary = tmp_path / "nqueens_nodes"
+    result = _nvcc("-O2", "-std=c++17", "-DNQ_COUNT_NODES", "-o", str(binary), str(HARNESS))
+    assert result.returncode == 0, result.stderr
+    prefixes = enumerate_prefixes(11, 4)
+    counts = []
+    for s in (0, split):
+        src, dst = tmp_path / "p.bin", tmp_path / "w.bin"
+        write_prefix_file(src, prefixes)
+        subprocess.run([str(binary), str(src), str(dst), str(s)], check=True)
+        counts.append(np.fromfile(dst, dtype="<u8").reshape(2, -1))
+    np.testing.assert_array_equal(counts[0], counts[1])  # weights and nodes, prefix by prefix
+    assert counts[0][1].sum() > 0
 
 
 def test_plain_search_mode_counts_every_solution(host_harness, tmp_path):

@@ -1,8 +1,9 @@
 // Host harness for kernels/nqueens.cu: runs the kernel's __host__ __device__ search on the
 // CPU, so the kernel logic can be tested without a GPU.
 //
-//   nqueens_host_main PREFIXES_IN WEIGHTS_OUT
+//   nqueens_host_main PREFIXES_IN WEIGHTS_OUT [SPLIT]
 //
+// SPLIT (0, 1 or 2, default 0): the work items cut each prefix into, as in the kernel.
 // PREFIXES_IN (little-endian, no padding):
 //   char[8] "NQPREF2\0" | uint32 n | uint32 mark | uint64 P
 //   | uint32 records[P * 4]   (left, down, right, rule word of each prefix, as the kernel reads them)
@@ -12,6 +13,7 @@
 // Exit status 0 on success, 2 on a usage or file-format error.
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -52,10 +54,11 @@ bool write_array(std::FILE* f, const std::vector<nq_u64>& data) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 3) {
-        std::fprintf(stderr, "usage: %s PREFIXES_IN WEIGHTS_OUT\n", argv[0]);
+    if (argc != 3 && argc != 4) {
+        std::fprintf(stderr, "usage: %s PREFIXES_IN WEIGHTS_OUT [SPLIT]\n", argv[0]);
         return 2;
     }
+    const int split = argc == 4 ? std::atoi(argv[3]) : 0;
     PrefixFile in;
     if (!read_prefixes(argv[1], in)) {
         std::fprintf(stderr, "%s: cannot read a valid prefix file\n", argv[1]);
@@ -63,19 +66,23 @@ int main(int argc, char** argv) {
     }
     const int n = (int)in.n;
     const int mark = (int)in.mark;
+    if (split < 0 || split > 2 || mark + split > n - 1) {
+        std::fprintf(stderr, "split %d does not fit n=%d mark=%d\n", split, n, mark);
+        return 2;
+    }
     std::vector<nq_u64> weights(in.count);
     nq_u32 stack[2 * NQ_MAX_N];
 #ifdef NQ_COUNT_NODES
     // node counts are only summed by a worker: count prefix by prefix here
     std::vector<nq_u64> nodes(in.count);
     for (unsigned long long p = 0; p < in.count; ++p) {
-        const NqPrefixes one = {n, mark, 1, &in.records[p * NQ_RECORD_WORDS]};
+        const NqPrefixes one = nq_prefixes(n, mark, split, 1, &in.records[p * NQ_RECORD_WORDS]);
         nq_u64 counter = 0;
         nodes[p] = nq_run_thread(one, &counter, stack, 1, &weights[p]).nodes;
     }
 #else
     // one worker over all prefixes, as a GPU thread runs it when it is alone in the grid
-    const NqPrefixes set = {n, mark, (long long)in.count, in.records.data()};
+    const NqPrefixes set = nq_prefixes(n, mark, split, (long long)in.count, in.records.data());
     nq_u64 counter = 0;
     nq_run_thread(set, &counter, stack, 1, weights.data());
 #endif

@@ -17,24 +17,24 @@
 
 namespace {
 
-void emulate(int grid, int block, int n, int mark, long long count, const nq_u32* records,
+void emulate(int grid, int block, int n, int mark, int split, long long count, const nq_u32* records,
              nq_u64* counter, nq_u64* block_sums, nq_u64* each) {
-    const NqPrefixes set = {n, mark, count, records};
+    const NqPrefixes set = nq_prefixes(n, mark, split, count, records);
     const int threads = grid * block;
     const int words = nq_stack_words(n, mark);
     std::vector<nq_u32> stacks((size_t)threads * (words > 0 ? words : 1));
     std::vector<NqWorker> workers(threads);
-    std::vector<char> live(threads, 1);
+    std::vector<int> live(threads);
     for (int t = 0; t < threads; ++t) {
         workers[t].start(set, counter, &stacks[(size_t)t * (words > 0 ? words : 1)], 1, each);
+        live[t] = t;
     }
-    for (int running = threads; running > 0;) {
-        for (int t = 0; t < threads; ++t) {
-            if (live[t] && workers[t].advance() == NQ_STEP_DONE) {
-                live[t] = 0;
-                --running;
-            }
+    while (!live.empty()) {  // one iteration of every live thread per round
+        size_t kept = 0;
+        for (const int t : live) {
+            if (workers[t].advance() != NQ_STEP_DONE) live[kept++] = t;
         }
+        live.resize(kept);
     }
     if (!block_sums) return;
     for (int t = 0; t < threads; ++t) {
@@ -48,12 +48,13 @@ void emulate(int grid, int block, int n, int mark, long long count, const nq_u32
 
 }  // namespace
 
-extern "C" void emulate_nqueens_count(int grid, int block, int n, int mark, long long count,
+extern "C" void emulate_nqueens_count(int grid, int block, int n, int mark, int split, long long count,
                                       const nq_u32* records, nq_u64* counter, nq_u64* block_sums) {
-    emulate(grid, block, n, mark, count, records, counter, block_sums, 0);
+    emulate(grid, block, n, mark, split, count, records, counter, block_sums, 0);
 }
 
-extern "C" void emulate_nqueens_count_each(int grid, int block, int n, int mark, long long count,
-                                           const nq_u32* records, nq_u64* counter, nq_u64* weights) {
-    emulate(grid, block, n, mark, count, records, counter, 0, weights);
+extern "C" void emulate_nqueens_count_each(int grid, int block, int n, int mark, int split,
+                                           long long count, const nq_u32* records, nq_u64* counter,
+                                           nq_u64* weights) {
+    emulate(grid, block, n, mark, split, count, records, counter, 0, weights);
 }

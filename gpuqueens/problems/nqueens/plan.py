@@ -5,8 +5,9 @@ A count has two kinds of unit (docs/nqueens-method.md):
 * prefix units ``u0``, ``u1``, ...: each a contiguous slice of the prefixes at the unit row,
   in their fixed order, so ``(n, unit_row, unit count, index)`` identifies it on every
   machine and every run. Its result is ``(weight,)``: three times the solutions below its
-  prefixes. The CPU counts a unit's prefixes directly; the GPU expands them to a deeper
-  row first, so that there are many prefixes per GPU thread.
+  prefixes. The CPU counts a unit's prefixes directly; the GPU cuts them into finer work
+  items on the device (``gpu.choose_split``), and expands them on the host only when a
+  unit is too small for that.
 * the symmetric unit ``sym``: ``(F180, F90)``, the solutions fixed by the half and the
   quarter turn.
 
@@ -27,14 +28,11 @@ from .prefixes import Prefixes, default_mark, enumerate_prefixes, expand_prefixe
 __all__ = ["Plan", "UnitPayload", "SymmetricPayload", "plan_for", "work_units", "solve_unit",
            "combine", "InconsistentCountError", "GPU_TARGET_PREFIXES", "SYMMETRIC_UNIT"]
 
-#: The GPU expands a unit's prefixes until there are at least this many (about one wave of
-#: threads on an H100), so that uneven subtrees even out. Host expansion costs ~0.07 s per
-#: million prefixes: 2^21 would spend 0.6 s of host time at n=18 against a 0.3 s target.
-#: A first guess (2026-11-21, no GPU in that session): tune it on a GPU.
-GPU_TARGET_PREFIXES = 1 << 18
-#: ...but stops this many rows above the bottom: deeper prefixes leave too little work per thread.
+#: A unit whose prefixes, split on the device, would give fewer work items than this is
+#: first expanded row by row on the host (only small boards and small units).
+GPU_TARGET_PREFIXES = 1 << 15
+#: ...but the host stops this many rows above the bottom: deeper prefixes leave too little work.
 GPU_MIN_TAIL_ROWS = 9
-
 
 #: The shape of unit results: 2 = prefix weights plus the symmetric unit (format 1 held
 #: per-unit (total, unique) pairs; such checkpoints are refused, not misread).
@@ -125,8 +123,12 @@ def work_units(plan: Plan, backend: str) -> list[WorkUnit]:
 
 
 def gpu_batch(prefixes: Prefixes) -> Prefixes:
-    """Expand prefixes row by row until there are enough of them for the GPU."""
-    while len(prefixes) and len(prefixes) < GPU_TARGET_PREFIXES and prefixes.mark < prefixes.n - GPU_MIN_TAIL_ROWS:
+    """Expand prefixes row by row on the host while there are too few for the GPU even after
+    the device's own split (each split row multiplies the work items by n)."""
+    def items(p: Prefixes) -> int:
+        return len(p) * p.n ** 2
+
+    while len(prefixes) and items(prefixes) < GPU_TARGET_PREFIXES and prefixes.mark < prefixes.n - GPU_MIN_TAIL_ROWS:
         prefixes = expand_prefixes(prefixes, prefixes.mark + 1)
     return prefixes
 
