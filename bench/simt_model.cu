@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
     double cost[BLOCKS];
     for (int k = 0; k < BLOCKS; ++k) cost[k] = std::atof(argv[5 + k]);
 
-    const NqPrefixes set = {(int)n, (int)mark, (long long)count, records.data()};
+    const NqPrefixes set = nq_prefixes((int)n, (int)mark, 0, (long long)count, records.data());
     const int words = nq_stack_words(n, mark) > 0 ? nq_stack_words(n, mark) : 1;
     std::vector<nq_u32> stacks((size_t)threads * words);
     std::vector<NqWorker> lanes(threads);
@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
             for (unsigned long long p = t; p < count; p += threads) {
                 own[t].insert(own[t].end(), &records[p * NQ_RECORD_WORDS], &records[p * NQ_RECORD_WORDS] + NQ_RECORD_WORDS);
             }
-            own_sets[t] = {(int)n, (int)mark, (long long)(own[t].size() / NQ_RECORD_WORDS), own[t].data()};
+            own_sets[t] = nq_prefixes((int)n, (int)mark, 0, (long long)(own[t].size() / NQ_RECORD_WORDS), own[t].data());
             lanes[t].start(own_sets[t], &counters[t], &stacks[(size_t)t * words], 1, 0);
         }
     }

@@ -296,3 +296,32 @@ def test_plain_search_mode_counts_every_solution(host_harness, tmp_path):
     rows = [([a, b], 0, True) for a in range(n) for b in range(n) if abs(a - b) > 1]
     weights = harness_weights(host_harness, _prefix_set(n, mark, rows), tmp_path)
     assert int(weights.sum()) == 24 * TOTAL[n]
+
+
+# --- the warp model in bench/ runs the kernel's loop ------------------------------------
+
+
+def test_warp_model_replays_the_kernel_loop(tmp_path):
+    """bench/simt_model.py: every node is replayed once, for both loops and both policies."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import simt_model
+
+    binary = simt_model.build(tmp_path)
+    rows = [simt_model.run_model(binary, tmp_path, 11, 4, 1, policy, threads=64, loop=loop)
+            for loop, policy in (("v2", "dynamic"), ("v1", "static"))]
+    assert rows[0]["nodes"] == rows[1]["nodes"] > 0
+    assert all(1 <= r["active_lanes"] <= 32 and r["tail"] >= 1 for r in rows)
+
+
+def test_plot_reads_the_side_by_side_rows():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import plot_times
+
+    rows = [{"n": 18, "gpuqueens_s": 0.1, "seed_s": None, "ygch_s": 0.3},
+            {"n": 19, "gpuqueens_s": 0.4, "seed_s": 7.6, "ygch_s": None}]
+    assert plot_times.series(rows, "gpuqueens_s") == ([18, 19], [0.1, 0.4])
+    assert plot_times.series(rows, "seed_s") == ([19], [7.6])
