@@ -273,12 +273,19 @@ def test_rare_leaf_weights_are_exercised(host_harness, tmp_path):
                                   [_reference_weight(n, *row) for row in rows])
 
 
-@pytest.mark.parametrize("split", [1, 2])
-def test_split_items_keep_the_node_count(tmp_path, split):
-    """The instrumented build counts every node once, however the prefixes are cut into items."""
-    binary = tmp_path / "nqueens_nodes"
+@pytest.fixture(scope="session")
+def node_harness(tmp_path_factory) -> Path:
+    """The host harness built with -DNQ_COUNT_NODES, once per session."""
+    binary = tmp_path_factory.mktemp("nqueens_nodes") / "nqueens_nodes"
     result = _nvcc("-O2", "-std=c++17", "-DNQ_COUNT_NODES", "-o", str(binary), str(HARNESS))
     assert result.returncode == 0, result.stderr
+    return binary
+
+
+@pytest.mark.parametrize("split", [1, 2])
+def test_split_items_keep_the_node_count(node_harness, tmp_path, split):
+    """The instrumented build counts every node once, however the prefixes are cut into items."""
+    binary = node_harness
     prefixes = enumerate_prefixes(11, 4)
     counts = []
     for s in (0, split):
