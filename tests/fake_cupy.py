@@ -76,7 +76,7 @@ class FakeKernel:
         self.signature = signature
         self.library = library
         self.sum_words = sum_words
-        self.shared_size_bytes = 2 * 8 * 32 + 8  # about the kernel's static warp sums
+        self.shared_size_bytes = 2 * 8 * 32  # about the kernel's static warp sums
         self.max_dynamic_shared_size_bytes = ATTRIBUTES["MaxSharedMemoryPerBlock"] - self.shared_size_bytes
         self.launches: list[tuple[int, int, int]] = []
 
@@ -105,23 +105,26 @@ class FakeKernel:
         self.launches.append((grid[0], block[0], shared_mem))
 
     def _run(self, grid, block, args, shared_mem):
-        n, mark, count = int(args[0]), int(args[1]), int(args[2])
+        n, mark, split, count = int(args[0]), int(args[1]), int(args[2]), int(args[3])
+        if not (0 <= split <= 2 and mark + split <= n - 1):
+            raise LaunchError(f"{self.name}: split={split} does not fit n={n}, mark={mark}")
         needed = block * 2 * (n - 1 - mark) * 4
         if shared_mem < needed:
             raise LaunchError(f"{self.name}: {shared_mem} bytes of shared memory, the stacks need {needed}")
-        inputs, outputs = args[3:9], args[9:]
-        for k, array in enumerate(inputs):
-            if array.size < count * (mark if k == 3 else 1):
-                raise LaunchError(f"{self.name}: input {k} holds {array.size} values for {count} prefixes")
+        records, counter, output = args[4], args[5], args[6]
+        if records.size < 4 * count:
+            raise LaunchError(f"{self.name}: {records.size} record words for {count} prefixes")
+        if counter.size != 1 or int(counter[0]) != 0:
+            raise LaunchError(f"{self.name}: the prefix counter must be one zeroed word")
         if self.name == "nqueens_count":
-            if outputs[0].size < self.sum_words * grid:
+            if output.size < self.sum_words * grid:
                 raise LaunchError(f"{self.name}: block_sums too short for {grid} blocks")
-        elif any(out.size < count for out in outputs):
-            raise LaunchError(f"{self.name}: outputs too short for {count} prefixes")
-        pointers = [ctypes.c_void_p(a.ctypes.data) for a in (*inputs, *outputs)]
+        elif output.size < count or output[:count].any():
+            raise LaunchError(f"{self.name}: the weights must be {count} zeroed words")
+        pointers = [ctypes.c_void_p(a.ctypes.data) for a in (records, counter, output)]
         function = getattr(self.library, f"emulate_{self.name}")
         function(ctypes.c_int(grid), ctypes.c_int(block), ctypes.c_int(n), ctypes.c_int(mark),
-                 ctypes.c_longlong(count), *pointers)
+                 ctypes.c_int(split), ctypes.c_longlong(count), *pointers)
 
 
 class FakeRawModule:
@@ -140,7 +143,7 @@ class FakeRawModule:
         counting = "-DNQ_COUNT_NODES" in self.options
         library = self.libraries["nodes" if counting else "plain"]
         if name not in self.kernels:
-            self.kernels[name] = FakeKernel(name, signatures[name], library, 3 if counting else 2)
+            self.kernels[name] = FakeKernel(name, signatures[name], library, 2 if counting else 1)
         return self.kernels[name]
 
 

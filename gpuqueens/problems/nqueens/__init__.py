@@ -18,7 +18,7 @@ from ..._checks import check_board_size
 from ...backends import device_name, resolve_backend
 from ...runner import run_units
 from ...ledger import stored_job
-from .plan import Plan, plan_for, solve_unit, work_units
+from .plan import Plan, combine, plan_for, solve_unit, work_units
 
 __all__ = ["NQueensResult", "count", "nqueens"]
 
@@ -96,8 +96,7 @@ def nqueens(
             work_units(plan, used), solve_unit, job=plan.job(), executor=executor,
             checkpoint=checkpoint, progress=progress, description=f"n={n} [{used}]",
         )
-        total = sum(r[0] for r in results.values())
-        unique = sum(r[1] for r in results.values())
+        total, unique = combine(results)
     return NQueensResult(n, total, unique, used, device_name(used), time.perf_counter() - start)
 
 
