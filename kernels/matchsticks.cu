@@ -48,12 +48,14 @@ typedef unsigned long long ms_u64;
 #define MS_LANES 8            // lanes stored side by side (32 bytes per state)
 #define MS_GROUP_STEPS 3      // steps a thread runs in registers between exchanges
 #define MS_MAX_TILE_STEPS 12  // steps of one pass (tile of 2^13 states: 256 KiB, too big)
-#define MS_LANE_WORDS 5       // per lane: p, x, shoup(x), x^2 mod p, shoup(x^2)
+#define MS_LANE_WORDS 7       // per lane: p, x, shoup(x), x^2 mod p, shoup(x^2), 2p, 4p
 
 struct MsLane {
     ms_u32 p;
     ms_u32 x, xs;    // x and floor(x * 2^32 / p)
     ms_u32 x2, x2s;  // x^2 mod p and floor(x^2 * 2^32 / p)
+    ms_u32 p2, p4;   // 2p and 4p, read from the table: the compiler then fuses each
+                     // conditional subtraction into one VIADDMNMX instead of IMAD + VIMNMX
 };
 
 __host__ __device__ inline MsLane ms_lane(const ms_u32* lane_words, long long lane) {
@@ -64,6 +66,8 @@ __host__ __device__ inline MsLane ms_lane(const ms_u32* lane_words, long long la
     c.xs = w[2];
     c.x2 = w[3];
     c.x2s = w[4];
+    c.p2 = w[5];
+    c.p4 = w[6];
     return c;
 }
 
@@ -96,8 +100,8 @@ __host__ __device__ inline ms_u32 ms_sub_if(ms_u32 s, ms_u32 m) {
 }
 
 // A value < 8p brought below 2p.
-__host__ __device__ inline ms_u32 ms_reduce8(ms_u32 s, ms_u32 p) {
-    return ms_sub_if(ms_sub_if(s, 4 * p), 2 * p);
+__host__ __device__ inline ms_u32 ms_reduce8(ms_u32 s, const MsLane& c) {
+    return ms_sub_if(ms_sub_if(s, c.p4), c.p2);
 }
 
 // One point step on the four states of one lane: (v00, v01, v10, v11) indexed by
@@ -113,19 +117,19 @@ __host__ __device__ inline void ms_step(ms_u32& v00, ms_u32& v01, ms_u32& v10, m
         v00 = ms_mul(s0, c.x2, c.x2s, c.p);
         v01 = one;
         v10 = one;
-        v11 = ms_reduce8(s2, c.p);
+        v11 = ms_reduce8(s2, c);
     } else if (down) {  // last column: r = 0
         v00 = ms_mul(s0, c.x, c.xs, c.p);
-        v01 = ms_reduce8(s1, c.p);
+        v01 = ms_reduce8(s1, c);
         v10 = 0;
         v11 = 0;
     } else if (right) {  // last row: d = 0
         v00 = ms_mul(s0, c.x, c.xs, c.p);
-        v10 = ms_reduce8(s1, c.p);
+        v10 = ms_reduce8(s1, c);
         v01 = 0;
         v11 = 0;
     } else {
-        v00 = ms_reduce8(s0, c.p);
+        v00 = ms_reduce8(s0, c);
         v01 = 0;
         v10 = 0;
         v11 = 0;
@@ -151,6 +155,8 @@ struct MsPass {
 
     __host__ __device__ long long state_count() const { return 1LL << (h + 2); }
 
+    // State offsets below are 32-bit: h + 2 <= 32 (far beyond any grid that fits in memory).
+
     // Row and flags of step k.
     __host__ __device__ bool down(int k) const {
         const int row = k < straight ? first_row + k : k - straight;
@@ -161,18 +167,18 @@ struct MsPass {
 
     // State of the tile's first element: the outer index spread over the bits the tile
     // does not span (state bits wrapped+1..first_row, then first_row+straight+1..h+1).
-    __host__ __device__ long long base(long long outer) const {
+    __host__ __device__ ms_u32 base(ms_u32 outer) const {
         const int wrapped = steps - straight;
-        const long long low = outer & ((1LL << low_outer) - 1);
-        const long long high = outer >> low_outer;
+        const ms_u32 low = outer & ((1u << low_outer) - 1);
+        const ms_u32 high = outer >> low_outer;
         return (low << (wrapped + 1)) | (high << (first_row + straight + 1));
     }
 
     // Offset of tile element `local` (bit 0: up; bit k + 1: step k's row bit).
-    __host__ __device__ long long offset(ms_u32 local) const {
-        const long long mid = (local >> 1) & ((1u << straight) - 1);
-        const long long wrap = local >> (straight + 1);
-        return (long long)(local & 1) | (mid << (first_row + 1)) | (wrap << 1);
+    __host__ __device__ ms_u32 offset(ms_u32 local) const {
+        const ms_u32 mid = (local >> 1) & ((1u << straight) - 1);
+        const ms_u32 wrap = local >> (straight + 1);
+        return (local & 1) | (mid << (first_row + 1)) | (wrap << 1);
     }
 };
 
@@ -189,35 +195,38 @@ __host__ __device__ inline ms_u32 ms_word(ms_u32 local) {
 }
 
 // Phases 1 and 3: copy the block's tile between the state buffer and shared memory, four
-// lanes (16 bytes) at a time.
-__host__ __device__ inline long long ms_tile_start(const MsPass& pass, long long group,
-                                                   long long outer) {
-    return (group * pass.state_count() + pass.base(outer)) * MS_LANES;
-}
+// lanes (16 bytes) at a time. Blocks have 128 or 256 threads (MS_MIN_BLOCK..MS_MAX_BLOCK):
+// a round moves `span` = threads / 2 consecutive tile elements, so thread t always moves
+// element t / 2 of the round plus a multiple of span. Both address maps are linear in the
+// element's bits, so each round only adds the offset of its high bits, which steps through
+// the tile's high state bits by a masked increment (no per-element bit shuffling).
+#define MS_MIN_BLOCK 128
+#define MS_MAX_BLOCK 256
 
-__host__ __device__ inline void ms_load_tile(ms_u32* tile, const ms_u32* in, const MsPass& pass,
+template <bool Load>
+__host__ __device__ inline void ms_move_tile(ms_u32* tile, ms_u32* states, const MsPass& pass,
                                              long long group, long long outer, int thread,
                                              int threads) {
-    const long long start = ms_tile_start(pass, group, outer);
-    const int quads = (2 << pass.steps) * (MS_LANES / 4);
-    for (int e = thread; e < quads; e += threads) {
-        const ms_u32 local = e / (MS_LANES / 4);
-        const int lane = (e % (MS_LANES / 4)) * 4;
-        const uint4 q = *(const uint4*)(in + start + pass.offset(local) * MS_LANES + lane);
-        *(uint4*)(tile + ms_word(local) + lane) = q;
-    }
-}
-
-__host__ __device__ inline void ms_store_tile(const ms_u32* tile, ms_u32* out, const MsPass& pass,
-                                              long long group, long long outer, int thread,
-                                              int threads) {
-    const long long start = ms_tile_start(pass, group, outer);
-    const int quads = (2 << pass.steps) * (MS_LANES / 4);
-    for (int e = thread; e < quads; e += threads) {
-        const ms_u32 local = e / (MS_LANES / 4);
-        const int lane = (e % (MS_LANES / 4)) * 4;
-        *(uint4*)(out + start + pass.offset(local) * MS_LANES + lane) =
-            *(const uint4*)(tile + ms_word(local) + lane);
+    const ms_u32 span = threads / 2;
+    const ms_u32 size = 2u << pass.steps;  // tile elements (states)
+    const ms_u32 first = thread / 2;
+    if (first >= size) return;
+    const int lane = (thread % 2) * 4;
+    const ms_u32 high_bits = pass.offset((size - 1) & ~(span - 1));
+    ms_u32* global = states + (group * pass.state_count() + pass.base((ms_u32)outer)) * MS_LANES +
+                     (pass.offset(first) * MS_LANES + lane);
+    ms_u32* shared = tile + ms_word(first) + lane;  // + local * MS_LANES: span >= 64 (no swizzle)
+    ms_u32 high = 0;
+#pragma unroll 4
+    for (ms_u32 local = 0; local < size; local += span) {  // unrolled: 4 loads in flight
+        uint4* g = (uint4*)(global + (ms_u64)high * MS_LANES);
+        uint4* t = (uint4*)(shared + local * MS_LANES);
+        if (Load) {
+            *t = *g;
+        } else {
+            *g = *t;
+        }
+        high = ((high | ~high_bits) + 1) & high_bits;
     }
 }
 
@@ -227,14 +236,30 @@ __host__ __device__ inline ms_u32 ms_group_local(int j, int k0) {
     return (ms_u32)(j & 1) | ((ms_u32)(j >> 1) << (k0 + 1));
 }
 
+// The interior step (a stick below and one to the right), written out without branches:
+// most steps of a sweep are interior, and the step groups use this form when all their
+// steps are.
+__host__ __device__ inline void ms_interior_step(ms_u32& v00, ms_u32& v01, ms_u32& v10,
+                                                 ms_u32& v11, const MsLane& c) {
+    const ms_u32 s0 = v00 + v11;
+    const ms_u32 s1 = v01 + v10 + v11;
+    const ms_u32 s2 = s1 + v00;
+    const ms_u32 one = ms_mul(s1, c.x, c.xs, c.p);
+    v00 = ms_mul(s0, c.x2, c.x2s, c.p);
+    v01 = one;
+    v10 = one;
+    v11 = ms_reduce8(s2, c);
+}
+
 // Phase 2: steps k0 .. k0 + K - 1 of the pass. A task is one lane and one setting of the
 // tile bits other than bit 0 and the K step bits; it holds its 2^(K+1) states in registers.
-template <int K>
+// Interior: every one of the K steps is interior (no flag tests in the loop).
+template <int K, bool Interior>
 __host__ __device__ inline void ms_step_group(ms_u32* tile, const MsLane& c, const MsPass& pass,
                                               int k0, int thread, int threads) {
-    ms_u32 offsets[2 << K];
+    ms_u32 offsets[2 << K];  // byte offsets: one XOR gives each value's shared address
 #pragma unroll
-    for (int j = 0; j < (2 << K); ++j) offsets[j] = ms_word(ms_group_local(j, k0));
+    for (int j = 0; j < (2 << K); ++j) offsets[j] = ms_word(ms_group_local(j, k0)) * 4;
     bool down[K], right[K];
 #pragma unroll
     for (int s = 0; s < K; ++s) {
@@ -245,27 +270,44 @@ __host__ __device__ inline void ms_step_group(ms_u32* tile, const MsLane& c, con
     for (int task = thread; task < tasks; task += threads) {
         const ms_u32 u = task / MS_LANES;
         const ms_u32 rest = ((u & ((1u << k0) - 1)) << 1) | ((u >> k0) << (k0 + K + 1));
-        const ms_u32 word = ms_word(rest) + task % MS_LANES;
+        const ms_u32 byte = (ms_word(rest) + task % MS_LANES) * 4;
+        char* base = (char*)tile;
         ms_u32 v[2 << K];
 #pragma unroll
-        for (int j = 0; j < (2 << K); ++j) v[j] = tile[word ^ offsets[j]];
+        for (int j = 0; j < (2 << K); ++j) v[j] = *(ms_u32*)(base + (byte ^ offsets[j]));
 #pragma unroll
         for (int s = 0; s < K; ++s) {
 #pragma unroll
             for (int j = 0; j < (2 << K); ++j) {
                 if ((j & 1) == 0 && (j & (2 << s)) == 0) {
-                    ms_step(v[j], v[j | 1], v[j | (2 << s)], v[j | 1 | (2 << s)], down[s], right[s],
-                            c);
+                    const int l = 2 << s;
+                    if (Interior) {
+                        ms_interior_step(v[j], v[j | 1], v[j | l], v[j | 1 | l], c);
+                    } else {
+                        ms_step(v[j], v[j | 1], v[j | l], v[j | 1 | l], down[s], right[s], c);
+                    }
                 }
             }
         }
 #pragma unroll
-        for (int j = 0; j < (2 << K); ++j) tile[word ^ offsets[j]] = v[j];
+        for (int j = 0; j < (2 << K); ++j) *(ms_u32*)(base + (byte ^ offsets[j])) = v[j];
     }
 }
 
-// The lane of a thread: blocks have a multiple of MS_LANES threads, and every phase hands
-// thread t the elements e = t, t + threads, ..., whose lane is e % MS_LANES = t % MS_LANES.
+template <int K>
+__host__ __device__ inline void ms_step_group(ms_u32* tile, const MsLane& c, const MsPass& pass,
+                                              int k0, int thread, int threads) {
+    bool interior = true;
+    for (int s = 0; s < K; ++s) interior = interior && pass.down(k0 + s) && pass.right(k0 + s);
+    if (interior) {
+        ms_step_group<K, true>(tile, c, pass, k0, thread, threads);
+    } else {
+        ms_step_group<K, false>(tile, c, pass, k0, thread, threads);
+    }
+}
+
+// The lane of a thread: blocks have a multiple of MS_LANES threads, and the step groups and
+// the join hand thread t the tasks t, t + threads, ..., whose lane is t % MS_LANES.
 __host__ __device__ inline MsLane ms_thread_lane(const ms_u32* lane_words, long long group,
                                                  int thread) {
     return ms_lane(lane_words, group * MS_LANES + thread % MS_LANES);
@@ -290,9 +332,9 @@ __host__ __device__ inline void ms_pass_phase(int phase, ms_u32* tile, const ms_
     const long long group = block / pass.tiles();
     const long long outer = block % pass.tiles();
     if (phase == 0) {
-        ms_load_tile(tile, in, pass, group, outer, thread, threads);
+        ms_move_tile<true>(tile, const_cast<ms_u32*>(in), pass, group, outer, thread, threads);
     } else if (phase == ms_pass_phases(pass.steps) - 1) {
-        ms_store_tile(tile, out, pass, group, outer, thread, threads);
+        ms_move_tile<false>(tile, out, pass, group, outer, thread, threads);
     } else {
         const int k0 = (phase - 1) * MS_GROUP_STEPS;
         const MsLane c = ms_thread_lane(lane_words, group, thread);
@@ -336,7 +378,7 @@ __host__ __device__ inline ms_u32 ms_join_partial(const ms_u32* a, const ms_u32*
     return (ms_u32)(((hi % p) * two64 + lo % p) % p);
 }
 
-extern "C" __global__ void __launch_bounds__(256, 3) matchsticks_pass(
+extern "C" __global__ void __launch_bounds__(MS_MAX_BLOCK, 3) matchsticks_pass(
     const ms_u32* in, ms_u32* out, const ms_u32* lane_words, long long groups, int h,
     int first_row, int steps, int right_mask) {
     extern __shared__ uint4 tile_quads[];
@@ -350,7 +392,7 @@ extern "C" __global__ void __launch_bounds__(256, 3) matchsticks_pass(
     }
 }
 
-extern "C" __global__ void __launch_bounds__(256) matchsticks_join(
+extern "C" __global__ void __launch_bounds__(MS_MAX_BLOCK) matchsticks_join(
     const ms_u32* a, const ms_u32* b, const ms_u32* lane_words, const ms_u32* weights,
     long long groups, long long chunks, int h, ms_u32* partial) {
     const long long group = blockIdx.x / chunks;

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from fake_cupy import FakeKernel, LaunchError
 
-LANES, LANE_WORDS, MAX_TILE_STEPS, MAX_BLOCK = 8, 5, 12, 256
+LANES, LANE_WORDS, MAX_TILE_STEPS, PASS_BLOCKS, MAX_BLOCK = 8, 7, 12, (128, 256), 256
 SOURCE = Path(__file__).resolve().parent / "native" / "matchsticks_launch_emulator.cu"
 
 
@@ -58,6 +58,7 @@ class MatchstickKernel(FakeKernel):
         self._need(block % LANES == 0 and block <= MAX_BLOCK,
                    f"block of {block} threads (a multiple of {LANES}, at most {MAX_BLOCK})")
         if self.name == "matchsticks_pass":
+            self._need(block in PASS_BLOCKS, f"a pass block has {PASS_BLOCKS} threads, not {block}")
             source, target, lanes, groups, h, first_row, steps, right_mask = args
             groups, h, first_row, steps = int(groups), int(h), int(first_row), int(steps)
             self._need(1 <= steps <= min(h + 1, MAX_TILE_STEPS) and 0 <= first_row <= h,

@@ -79,7 +79,7 @@ def test_the_fake_rejects_a_grid_that_misses_tiles(fake_gpu):
 
     kernel = gpu._module().get_function("matchsticks_pass")
     states = fake_gpu.zeros(8 * 16, dtype=np.uint32)
-    lanes = fake_gpu.zeros(8 * 5, dtype=np.uint32)
+    lanes = fake_gpu.zeros(8 * 7, dtype=np.uint32)
     with pytest.raises(LaunchError, match="grid"):
         kernel((1,), (256,), (states, states, lanes, np.int64(1), np.int32(2), np.int32(0),
                               np.int32(1), np.int32(1)), shared_mem=4 * 8 * 4)

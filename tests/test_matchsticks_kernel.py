@@ -94,7 +94,7 @@ def test_pass_equals_the_numpy_twin_on_random_states(emulator, seed):
     in_place = seed % 2 == 0
     target = source if in_place else np.full_like(source, POISON)
     grid = groups << (h + 1 - steps)
-    block = rng.choice([8, 64, 256])
+    block = rng.choice([128, 256])
     rc = emulator.emulate_matchsticks_pass(grid, block, (2 << steps) * 32, _pointer(source), _pointer(target),
                                            _pointer(lanes), ctypes.c_longlong(groups), h, one.first_row,
                                            steps, one.right_mask)
@@ -102,11 +102,13 @@ def test_pass_equals_the_numpy_twin_on_random_states(emulator, seed):
     assert np.array_equal(_from_device(target), want)
 
 
-def test_pass_refuses_a_tile_larger_than_its_shared_memory(emulator):
+@pytest.mark.parametrize("block,shared", [(128, 63), (64, 1024), (512, 1024)])
+def test_pass_refuses_launches_outside_its_contract(emulator, block, shared):
+    # a tile of 2 steps needs 8 states × 32 bytes; a pass block has 128 or 256 threads
     _, h, groups, lanes, v = _random_case(1)
     d = _to_device(v, groups)
-    rc = emulator.emulate_matchsticks_pass(groups << h, 64, 63, _pointer(d), _pointer(d), _pointer(lanes),
-                                           ctypes.c_longlong(groups), h, 0, 1, 1)
+    rc = emulator.emulate_matchsticks_pass(groups << (h - 1), block, shared, _pointer(d), _pointer(d),
+                                           _pointer(lanes), ctypes.c_longlong(groups), h, 0, 2, 3)
     assert rc == 1
 
 

@@ -8,7 +8,8 @@
 // guarantee. The phases themselves are the kernel's own __host__ __device__ functions.
 //
 // Return value: 0, or 1 when the launch would be wrong on a device (too little shared
-// memory for the tile, a block size that is not a multiple of MS_LANES).
+// memory for the tile; a pass block that is not 128 or 256 threads, a join block that is
+// not a multiple of MS_LANES up to 256).
 
 #include <vector>
 
@@ -17,7 +18,7 @@
 extern "C" int emulate_matchsticks_pass(int grid, int block, int shared_mem, const ms_u32* in,
                                         ms_u32* out, const ms_u32* lane_words, long long groups,
                                         int h, int first_row, int steps, int right_mask) {
-    if (shared_mem < ms_tile_bytes(steps) || block % MS_LANES != 0) return 1;
+    if (shared_mem < ms_tile_bytes(steps) || (block != MS_MIN_BLOCK && block != MS_MAX_BLOCK)) return 1;
     const MsPass pass(h, first_row, steps, right_mask);
     std::vector<uint4> shared(ms_tile_bytes(steps) / sizeof(uint4));
     ms_u32* tile = reinterpret_cast<ms_u32*>(shared.data());
@@ -37,7 +38,7 @@ extern "C" int emulate_matchsticks_join(int grid, int block, int shared_mem, con
                                         const ms_u32* weights, long long groups,
                                         long long chunks, int h, ms_u32* partial) {
     (void)shared_mem;
-    if (block % MS_LANES != 0) return 1;
+    if (block % MS_LANES != 0 || block > MS_MAX_BLOCK) return 1;
     for (long long g = 0; g < grid; ++g) {
         if (g / chunks >= groups) continue;
         for (int t = 0; t < block; ++t) {

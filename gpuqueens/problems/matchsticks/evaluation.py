@@ -49,38 +49,33 @@ TILE_STEPS = 10
 _BYTE_POPCOUNT = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
 
 
-def shoup(w: int, p: int) -> int:
-    """floor(w · 2^32 / p): Shoup's precomputed factor for multiplying by w modulo p."""
-    return (w << 32) // p
-
-
 def lane_words(primes, xs) -> np.ndarray:
-    """The kernel's lane table: one row (p, x, x', x^2 mod p, (x^2)') per lane, uint32."""
-    rows = []
-    for p, x in zip(primes, xs):
-        x2 = x * x % p
-        rows.append((p, x, shoup(x, p), x2, shoup(x2, p)))
-    return np.asarray(rows, dtype=np.uint32).reshape(-1, 5)
+    """The kernel's lane table: one row (p, x, x', x^2 mod p, (x^2)', 2p, 4p) per lane, uint32
+    (x' = floor(x·2^32/p), Shoup's factor)."""
+    p = np.asarray(primes, dtype=np.uint64).reshape(-1)
+    x = np.asarray(xs, dtype=np.uint64).reshape(-1)
+    x2 = x * x % p  # < 2^58
+    columns = (p, x, (x << np.uint64(32)) // p, x2, (x2 << np.uint64(32)) // p, 2 * p, 4 * p)
+    return np.stack(columns, axis=1).astype(np.uint32)
 
 
 def join_weights(lanes: np.ndarray, h: int) -> np.ndarray:
     """Per lane and popcount k = 0..h+1 of H: (x^-(h+1-k) mod p, its Shoup factor), uint32
     of shape (lanes, h + 2, 2)."""
-    out = np.zeros((len(lanes), h + 2, 2), dtype=np.uint32)
-    for row, (p, x) in enumerate(lanes[:, :2].tolist()):
-        inverse = pow(x, -1, p)
-        for k in range(h + 2):
-            weight = pow(inverse, h + 1 - k, p)
-            out[row, k] = (weight, shoup(weight, p))
-    return out
+    p = lanes[:, 0].astype(np.uint64)
+    inverse = np.array([pow(x, -1, q) for q, x in lanes[:, :2].tolist()], dtype=np.uint64)
+    weights = np.ones((len(lanes), h + 2), dtype=np.uint64)
+    for k in range(h, -1, -1):  # x^-(h+1-k) = x^-(h-k) · x^-1
+        weights[:, k] = weights[:, k + 1] * inverse % p
+    return np.stack([weights, (weights << np.uint64(32)) // p[:, None]], axis=2).astype(np.uint32)
 
 
 def _mul(a, w, ws, p):
     return a * w - ((a * ws) >> np.uint64(32)) * p  # Shoup: < 2p, exact in uint64
 
 
-def _reduce8(s, p):
-    for m in (np.uint64(4) * p, np.uint64(2) * p):
+def _reduce8(s, p2, p4):
+    for m in (p4, p2):
         s = np.minimum(s, s - m)  # subtract m when s >= m (else s - m wraps above s)
     return s
 
@@ -91,7 +86,7 @@ def step(v: np.ndarray, h: int, row: int, down: bool, right: bool, lanes: np.nda
     Bit 0 of the state index is ``up``, bit row + 1 the frontier stick of the row; the four
     states (left, up) become (right, down) as in ``ms_step`` of the kernel.
     """
-    p, x, xs, x2, x2s = (lanes[:, k].astype(np.uint64) for k in range(5))
+    p, x, xs, x2, x2s, p2, p4 = (lanes[:, k].astype(np.uint64) for k in range(7))
     view = v.reshape(1 << (h - row), 2, 1 << row, 2, -1)
     o00, o01, o10, o11 = view[:, 0, :, 0], view[:, 0, :, 1], view[:, 1, :, 0], view[:, 1, :, 1]
     s0 = o00 + o11
@@ -101,12 +96,12 @@ def step(v: np.ndarray, h: int, row: int, down: bool, right: bool, lanes: np.nda
     if down and right:
         new[:, 0, :, 0] = _mul(s0, x2, x2s, p)
         new[:, 0, :, 1] = new[:, 1, :, 0] = _mul(s1, x, xs, p)
-        new[:, 1, :, 1] = _reduce8(s2, p)
+        new[:, 1, :, 1] = _reduce8(s2, p2, p4)
     elif down or right:
         new[:, 0, :, 0] = _mul(s0, x, xs, p)
-        new[:, int(right), :, int(down)] = _reduce8(s1, p)
+        new[:, int(right), :, int(down)] = _reduce8(s1, p2, p4)
     else:
-        new[:, 0, :, 0] = _reduce8(s0, p)
+        new[:, 0, :, 0] = _reduce8(s0, p2, p4)
     return new.reshape(v.shape)
 
 
