@@ -96,3 +96,10 @@ def test_public_api_on_the_gpu_path(fake_gpu):
     assert gpuqueens.matchstick_counts(2, 7) == count_by_removed(2, 7)  # "auto" picks the fake GPU
     assert gpuqueens.matchsticks(10, 10, removed=13, backend="gpu") == 135871476036610693224
     assert sum(gpuqueens.matchstick_counts(4, 14, backend="gpu")) == NO_LEAF_GRID[5][14] > 2**64
+    assert len(gpu._module().get_function("matchsticks_join").launches) == 4  # one per call above
+
+
+def test_cpu_backend_does_not_touch_the_device(fake_gpu):
+    assert gpuqueens.matchstick_counts(3, 5, backend="cpu") == count_by_removed(3, 5)
+    assert gpuqueens.matchsticks(4, 4, removed=9, backend="cpu") == 4975368
+    assert kernels._load.cache_info().currsize == 0  # no kernel module was built

@@ -35,8 +35,9 @@ from .modular import WIDE_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 __all__ = ["MAX_GPU_TRANSFER_SHORT_SIDE", "count_by_removed", "residues_by_removed", "state_count"]
 
 #: The GPU runs problem 1 by evaluation points (:mod:`.gpu`), whose memory is 2^(h+2)
-#: residues per lane: h = 24 needs 4 GiB for a group of 8 lanes. The limit is time: see
-#: :func:`.cost.transfer_cost` (projected: about an hour for 24×24 on one H100).
+#: residues per lane: h = 24 needs 4 GiB for a group of 8 lanes. Beyond it the time grows
+#: about 2.5x per unit of h (:func:`.cost.transfer_cost` projects ~10 minutes for 24×24 on
+#: one H100; not measured).
 MAX_GPU_TRANSFER_SHORT_SIDE = 24
 
 
