@@ -135,3 +135,15 @@ def test_interpolation_recovers_random_polynomials():
         coeffs = [rng.randrange(p) for _ in range(n)]
         values = [sum(c * pow(x, k, p) for k, c in enumerate(coeffs)) % p for x in points(p, n)]
         assert coefficients(values, p, w, n).tolist() == coeffs
+
+
+def test_check_primes_agree_and_catch_a_wrong_lane():
+    assert ev.count_by_removed_evaluated(3, 4, check_primes=2) == count_by_removed(3, 4)
+
+    def one_wrong_lane(h, w, lanes):
+        values = ev.sweep_values(h, w, lanes)
+        values[-9] = (values[-9] + 1) % lanes[-9, 0]  # a lane of the last (check) prime
+        return values
+
+    with pytest.raises(ArithmeticError, match="check prime"):
+        ev.count_by_removed_evaluated(3, 4, sweep=one_wrong_lane, check_primes=1)

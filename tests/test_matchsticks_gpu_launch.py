@@ -10,8 +10,11 @@ are exercised here; tests/test_matchsticks_gpu.py runs the same on a real GPU.
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from fake_cupy import FAKE_DEVICE_NAME, LaunchError, make_fake_cupy
@@ -103,3 +106,20 @@ def test_cpu_backend_does_not_touch_the_device(fake_gpu):
     assert gpuqueens.matchstick_counts(3, 5, backend="cpu") == count_by_removed(3, 5)
     assert gpuqueens.matchsticks(4, 4, removed=9, backend="cpu") == 4975368
     assert kernels._load.cache_info().currsize == 0  # no kernel module was built
+
+
+def test_gpu_benchmark_script_dry_run(tmp_path):
+    # bench/gpu_matchsticks.py end to end on the stand-in, so that a GPU session does not
+    # spend device time on a broken script; its times mean nothing
+    out = tmp_path / "rows.json"
+    root = Path(__file__).resolve().parent.parent
+    result = subprocess.run(
+        [sys.executable, str(root / "tests" / "fake_gpu_run.py"), str(root / "bench" / "gpu_matchsticks.py"),
+         "--grids", "2-3,3x7", "--repeats", "1", "--json", str(out)],
+        capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(out.read_text())
+    assert [(r["grid"], int(r["total"])) for r in rows] == [
+        ("2x2", NO_LEAF_GRID[3][2]), ("3x3", NO_LEAF_GRID[4][3]), ("3x7", NO_LEAF_GRID[4][7])]
+    assert all(r["checks"] == ["primes+2", "ends", "cpu", "cupy"] for r in rows)
+    assert "checks" in result.stdout.splitlines()[-4]  # the table comes last

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .grid import orient, stick_count
-from .interpolation import coefficients, evaluation_primes, points, root_of_unity
+from .interpolation import PRIME_LIMIT, coefficients, evaluation_primes, points, root_of_unity
 from .modular import binomial_bound, crt
 
 __all__ = ["LANES", "TILE_STEPS", "Pass", "SweepPlan", "sweep_plan", "lane_words", "join_weights",
@@ -190,21 +190,28 @@ SweepValues = Callable[[int, int, np.ndarray], np.ndarray]
 
 def count_by_removed_evaluated(m: int, n: int, max_removed: int | None = None, *,
                                sweep: SweepValues = sweep_values,
-                               lanes_per_batch: int | None = None) -> list[int]:
+                               lanes_per_batch: int | None = None,
+                               check_primes: int = 0) -> list[int]:
     """Exact counts for R = 0..max_removed (default E) by evaluation points.
 
     ``sweep(h, w, lanes)`` returns P(x) mod p per lane: :func:`sweep_values` on the CPU, the
     kernel on the GPU (:mod:`.gpu`). The lanes (E + 1 points for each prime) go in batches
     of ``lanes_per_batch`` (a multiple of :data:`LANES`; default all at once).
 
-    >>> count_by_removed_evaluated(10, 10, 4)
+    ``check_primes`` more primes are swept than the bound needs: every count must then have
+    the same value modulo them as the CRT result of the others (a count beyond the bound, or
+    a lane that computed a wrong value, would show), else ``ArithmeticError``.
+
+    >>> count_by_removed_evaluated(10, 10, 4, check_primes=1)
     [1, 212, 22278, 1547004, 79847833]
     """
     h, w = orient(m, n)
     sticks = stick_count(h, w)
     top = sticks if max_removed is None else min(max_removed, sticks)
     count = sticks + 1
-    primes = evaluation_primes(count, binomial_bound(sticks, top))
+    needed = len(evaluation_primes(count, binomial_bound(sticks, top)))
+    primes = evaluation_primes(count, binomial_bound(sticks, top) * (PRIME_LIMIT ** check_primes))
+    primes = primes[:needed + check_primes]
     table = lane_words([p for p in primes for _ in range(count)],
                        [x for p in primes for x in points(p, count)])
     padding = -len(table) % LANES  # whole lane groups; the padding repeats the first lane
@@ -214,4 +221,9 @@ def count_by_removed_evaluated(m: int, n: int, max_removed: int | None = None, *
                              for start in range(0, len(table), batch)])
     columns = [coefficients(values[k * count:(k + 1) * count], p, root_of_unity(p, count), top + 1)
                for k, p in enumerate(primes)]
-    return [crt([int(c) for c in row], primes) for row in zip(*columns)]
+    counts = [crt([int(c) for c in row[:needed]], primes[:needed]) for row in zip(*columns)]
+    for k in range(needed, len(primes)):
+        wrong = [r for r, c in enumerate(counts) if c % primes[k] != int(columns[k][r])]
+        if wrong:
+            raise ArithmeticError(f"{m}×{n}: the check prime {primes[k]} disagrees at R = {wrong[:5]}")
+    return counts

@@ -108,10 +108,16 @@ def sweep_values_gpu(h: int, w: int, lanes: np.ndarray, tile_steps: int = TILE_S
     return sums.sum(axis=1).reshape(-1) % lanes[:, 0].astype(np.uint64)
 
 
-def count_by_removed_gpu(m: int, n: int, max_removed: int | None = None) -> list[int]:
-    """Exact counts for R = 0..max_removed (default E) on the current CUDA device."""
+def count_by_removed_gpu(m: int, n: int, max_removed: int | None = None, *,
+                         check_primes: int = 0) -> list[int]:
+    """Exact counts for R = 0..max_removed (default E) on the current CUDA device
+    (``check_primes``: see :func:`.evaluation.count_by_removed_evaluated`)."""
     cupy = cupy_module()
     h, w = orient(m, n)
     free, _ = cupy.cuda.runtime.memGetInfo()
+    pool = getattr(cupy, "get_default_memory_pool", None)
+    if pool is not None:  # blocks CuPy keeps for reuse are free for this run too
+        free += pool().free_bytes()
     return count_by_removed_evaluated(m, n, max_removed, sweep=sweep_values_gpu,
-                                      lanes_per_batch=lanes_per_batch(h, w, free))
+                                      lanes_per_batch=lanes_per_batch(h, w, free),
+                                      check_primes=check_primes)
