@@ -151,7 +151,10 @@ struct MsPass {
         low_outer = first_row - (steps - straight);
     }
 
-    __host__ __device__ long long tiles() const { return 1LL << (h + 1 - steps); }
+    // Tiles per lane group: 2^tile_shift (the block index is group << tile_shift | tile).
+    __host__ __device__ int tile_shift() const { return h + 1 - steps; }
+
+    __host__ __device__ long long tiles() const { return 1LL << tile_shift(); }
 
     __host__ __device__ long long state_count() const { return 1LL << (h + 2); }
 
@@ -329,8 +332,8 @@ __host__ __device__ inline void ms_pass_phase(int phase, ms_u32* tile, const ms_
                                               ms_u32* out, const ms_u32* lane_words,
                                               const MsPass& pass, long long block, int thread,
                                               int threads) {
-    const long long group = block / pass.tiles();
-    const long long outer = block % pass.tiles();
+    const long long group = block >> pass.tile_shift();
+    const long long outer = block & (pass.tiles() - 1);
     if (phase == 0) {
         ms_move_tile<true>(tile, const_cast<ms_u32*>(in), pass, group, outer, thread, threads);
     } else if (phase == ms_pass_phases(pass.steps) - 1) {
@@ -383,7 +386,7 @@ extern "C" __global__ void __launch_bounds__(MS_MAX_BLOCK, 3) matchsticks_pass(
     int first_row, int steps, int right_mask) {
     extern __shared__ uint4 tile_quads[];
     const MsPass pass(h, first_row, steps, right_mask);
-    if (blockIdx.x / pass.tiles() >= groups) return;
+    if ((blockIdx.x >> pass.tile_shift()) >= groups) return;
     const int phases = ms_pass_phases(steps);
     for (int phase = 0; phase < phases; ++phase) {
         if (phase > 0) __syncthreads();

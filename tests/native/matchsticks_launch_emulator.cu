@@ -23,7 +23,7 @@ extern "C" int emulate_matchsticks_pass(int grid, int block, int shared_mem, con
     std::vector<uint4> shared(ms_tile_bytes(steps) / sizeof(uint4));
     ms_u32* tile = reinterpret_cast<ms_u32*>(shared.data());
     for (long long b = 0; b < grid; ++b) {
-        if (b / pass.tiles() >= groups) continue;
+        if ((b >> pass.tile_shift()) >= groups) continue;
         for (int phase = 0; phase < ms_pass_phases(steps); ++phase) {
             for (int t = 0; t < block; ++t) {
                 ms_pass_phase(phase, tile, in, out, lane_words, pass, b, t, block);
