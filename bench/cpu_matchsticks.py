@@ -1,7 +1,7 @@
 """Problem 1 on the CPU: the coefficient transfer against the evaluation points (NumPy twin).
 
     python bench/cpu_matchsticks.py 8x8 10x10 11x11 12x12 [--methods coefficients,evaluation]
-                                    [--repeats 3] [--json FILE]
+                                    [--repeats 3] [--batch LANES] [--json FILE]
 
 Each (grid, method) runs in a fresh Python process (so that peak memory is its own), warm
 (one run first, then the median of --repeats), and prints: seconds, peak resident memory
@@ -12,7 +12,8 @@ coefficients
     state-coefficient updates: Σ over point steps of 2^(h+2) states × live R entries ×
     primes < 2^62.
 evaluation
-    state updates: 2^(h+2) states × half-sweep steps × lanes (E + 1 points × primes < 2^29).
+    state updates: 2^(h+2) states × half-sweep steps × lanes (E + 1 points × primes < 2^29);
+    ``--batch`` sweeps that many lanes at a time (default: all at once).
 
 Both methods' counts are compared with each other. A short table is printed last.
 """
@@ -37,7 +38,11 @@ from gpuqueens.problems.matchsticks import cost
 from gpuqueens.problems.matchsticks.evaluation import count_by_removed_evaluated
 from gpuqueens.problems.matchsticks.transfer import count_by_removed
 m, n, method, repeats = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-run = count_by_removed if method == "coefficients" else count_by_removed_evaluated
+batch = int(sys.argv[5]) or None
+if method == "coefficients":
+    run = count_by_removed
+else:
+    run = lambda m, n: count_by_removed_evaluated(m, n, lanes_per_batch=batch)
 counts = run(m, n)
 times = []
 for _ in range(repeats):
@@ -57,6 +62,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("grids", nargs="+", help="grids as MxN")
     parser.add_argument("--methods", default="coefficients,evaluation")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--batch", type=int, default=0, help="lanes per batch (evaluation)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     rows = []
@@ -64,7 +70,8 @@ def main(argv: list[str] | None = None) -> None:
         m, n = (int(v) for v in grid.lower().split("x"))
         by_method = {}
         for method in args.methods.split(","):
-            done = subprocess.run([sys.executable, "-c", CHILD, str(m), str(n), method, str(args.repeats)],
+            done = subprocess.run([sys.executable, "-c", CHILD, str(m), str(n), method, str(args.repeats),
+                                   str(args.batch)],
                                   capture_output=True, text=True, check=True, cwd=ROOT)
             row = json.loads(done.stdout)
             by_method[method] = row.pop("counts")
