@@ -33,7 +33,8 @@
 //   2^(steps + 1) states that differ in exactly those bits (bit 0 and the pass's row bits),
 //   for MS_LANES lanes, into shared memory, and runs all the steps there. Threads take
 //   MS_GROUP_STEPS steps at a time in registers (16 values each) between shared-memory
-//   exchanges. `in` and `out` may be the same buffer (tiles are disjoint).
+//   exchanges. `in` and `out` may be the same buffer (tiles are disjoint). At most 11 steps
+//   (a tile of 2^12 states, 128 KiB; 12 steps would need 256 KiB of shared memory).
 // matchsticks_join: the mirror join of a half sweep: per lane,
 //   sum over frontiers H of a[H] * b[H] * x^-(h + 1 - popcount(H)) mod p, over the states
 //   with up = 0; one partial sum per thread, added up by the host.
@@ -47,7 +48,6 @@ typedef unsigned long long ms_u64;
 
 #define MS_LANES 8            // lanes stored side by side (32 bytes per state)
 #define MS_GROUP_STEPS 3      // steps a thread runs in registers between exchanges
-#define MS_MAX_TILE_STEPS 12  // steps of one pass (tile of 2^13 states: 256 KiB, too big)
 #define MS_LANE_WORDS 7       // per lane: p, x, shoup(x), x^2 mod p, shoup(x^2), 2p, 4p
 
 struct MsLane {

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from fake_cupy import FakeKernel, LaunchError
 
-LANES, LANE_WORDS, MAX_TILE_STEPS, PASS_BLOCKS, MAX_BLOCK = 8, 7, 12, (128, 256), 256
+LANES, LANE_WORDS, MAX_TILE_STEPS, PASS_BLOCKS, MAX_BLOCK = 8, 7, 11, (128, 256), 256
 SOURCE = Path(__file__).resolve().parent / "native" / "matchsticks_launch_emulator.cu"
 
 

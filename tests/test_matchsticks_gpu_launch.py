@@ -123,3 +123,16 @@ def test_gpu_benchmark_script_dry_run(tmp_path):
         ("2x2", NO_LEAF_GRID[3][2]), ("3x3", NO_LEAF_GRID[4][3]), ("3x7", NO_LEAF_GRID[4][7])]
     assert all(r["checks"] == ["primes+2", "ends", "cpu", "cupy"] for r in rows)
     assert "checks" in result.stdout.splitlines()[-4]  # the table comes last
+
+
+def test_tiles_of_11_steps_and_a_refused_12(fake_gpu):
+    import numpy as np
+
+    from gpuqueens.problems.matchsticks.evaluation import lane_words
+
+    lanes = lane_words([536870849] * 8, [3] * 8)  # any prime < 2^29 and point will do
+    same = gpu.sweep_values_gpu(11, 13, lanes, tile_steps=11)
+    assert np.array_equal(same, gpu.sweep_values_gpu(11, 13, lanes, tile_steps=4))
+    assert gpu._module().get_function("matchsticks_pass").max_dynamic_shared_size_bytes == 128 * 1024
+    with pytest.raises(ValueError, match="tile_steps"):
+        gpu.sweep_values_gpu(11, 13, lanes, tile_steps=12)

@@ -22,6 +22,7 @@ import pytest
 from fake_matchsticks import shared_library
 
 from gpuqueens.problems.matchsticks import evaluation as ev
+from gpuqueens.problems.matchsticks import gpu
 from gpuqueens.problems.matchsticks.interpolation import evaluation_primes
 
 pytestmark = [
@@ -87,7 +88,7 @@ def _random_case(seed):
 @pytest.mark.parametrize("seed", range(40))
 def test_pass_equals_the_numpy_twin_on_random_states(emulator, seed):
     rng, h, groups, lanes, v = _random_case(seed)
-    steps = rng.randrange(1, min(h + 1, 12) + 1)
+    steps = rng.randrange(1, min(h + 1, gpu.MAX_TILE_STEPS) + 1)
     one = ev.Pass(rng.randrange(h + 1), steps, rng.randrange(1 << steps))
     want = ev.run_pass(v, h, one, lanes)
     source = _to_device(v, groups)

@@ -63,7 +63,6 @@ COPY_INSTRUCTIONS_PER_VALUE = 2 * 78 / 16
 class Device:
     """The rates a GPU projection uses."""
 
-    name: str
     bandwidth: float     # bytes/s of device memory, read + write (measured with a copy)
     sms: int
     clock: float         # Hz, sustained
@@ -79,7 +78,7 @@ class Device:
 
 
 #: H100 SXM: 3.0 TB/s measured with a device copy; 132 SMs; 1.755 GHz assumed sustained.
-H100 = Device("H100", 3.0e12, 132, 1.755e9, 0.5)
+H100 = Device(3.0e12, 132, 1.755e9, 0.5)
 
 
 class TransferCost(NamedTuple):

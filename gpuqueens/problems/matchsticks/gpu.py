@@ -18,12 +18,14 @@ import numpy as np
 from .evaluation import LANES, TILE_STEPS, count_by_removed_evaluated, join_weights, sweep_plan
 from .grid import orient
 
-__all__ = ["KERNEL_SOURCE", "BLOCK_SIZE", "count_by_removed_gpu", "sweep_values_gpu",
+__all__ = ["KERNEL_SOURCE", "BLOCK_SIZE", "MAX_TILE_STEPS", "count_by_removed_gpu", "sweep_values_gpu",
            "lanes_per_batch", "cupy_module"]
 
 KERNEL_SOURCE = "matchsticks.cu"
 #: Threads per block of both kernels (their __launch_bounds__), a multiple of LANES.
 BLOCK_SIZE = 256
+#: Longest pass the kernel takes: a tile of 2^12 states × 8 lanes is 128 KiB of shared memory.
+MAX_TILE_STEPS = 11
 #: Fraction of the free device memory the state buffers may take.
 MEMORY_FRACTION = 0.85
 #: The join's blocks: about this many per SM over all lane groups.
@@ -83,6 +85,8 @@ def sweep_values_gpu(h: int, w: int, lanes: np.ndarray, tile_steps: int = TILE_S
     groups = len(lanes) // LANES
     if groups * LANES != len(lanes):
         raise ValueError(f"{len(lanes)} lanes: the kernel takes whole groups of {LANES}")
+    if not 1 <= tile_steps <= MAX_TILE_STEPS:
+        raise ValueError(f"tile_steps must be 1..{MAX_TILE_STEPS}, got {tile_steps}")
     plan = sweep_plan(h, w, tile_steps)
     device_lanes = cupy.asarray(np.ascontiguousarray(lanes, dtype=np.uint32))
     state = cupy.zeros((groups, 1 << (h + 2), LANES), dtype=cupy.uint32)
