@@ -11,7 +11,8 @@ It gives the subset of CuPy that gpuqueens uses, checked the way a real launch w
   the dynamic shared memory (enough for the search stack, and at most the portable 48 KiB
   unless ``max_dynamic_shared_size_bytes`` was raised, never above the opt-in limit) and the
   array lengths; then it runs the kernel's launch contract through the host emulation in
-  ``tests/native/nqueens_launch_emulator.cu`` (the kernel's own search code);
+  ``tests/native/nqueens_launch_emulator.cu`` (the kernel's own search code); the
+  matchstick kernels go to ``tests/fake_matchsticks.py`` instead;
 * ``RawKernel`` runs only the backend probe's kernel;
 * everything else (``zeros``, ``minimum``, dtypes, ...) is NumPy's, returning device arrays,
   so the CuPy path of the matchstick transfer matrix runs too.
@@ -27,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 FAKE_DEVICE_NAME = "Fake H100 (host emulation)"
+FAKE_FREE_BYTES = 80 * 2**30  # what memGetInfo reports as free and total
 ATTRIBUTES = {  # an H100 SXM's values
     "MultiProcessorCount": 132,
     "MaxThreadsPerMultiProcessor": 2048,
@@ -35,7 +37,7 @@ ATTRIBUTES = {  # an H100 SXM's values
 }
 _C_SCALARS = {"int": np.int32, "long long": np.int64}
 _C_POINTEES = {"nq_u32": np.uint32, "unsigned char": np.uint8, "nq_u64": np.uint64,
-               "int": np.int32}
+               "int": np.int32, "ms_u32": np.uint32, "ms_u64": np.uint64}
 
 
 class DeviceArray(np.ndarray):
@@ -52,7 +54,8 @@ def _device(array) -> DeviceArray:
 def kernel_signatures(code: str) -> dict[str, list[tuple[str, object]]]:
     """``{kernel: [(kind, type), ...]}`` with kind "scalar" or "pointer", from CUDA source."""
     signatures = {}
-    for name, params in re.findall(r'extern\s+"C"\s+__global__\s+void\s+(\w+)\s*\(([^)]*)\)', code):
+    for name, params in re.findall(r'extern\s+"C"\s+__global__\s+void\s+'
+                                    r'(?:__launch_bounds__\s*\([^)]*\)\s*)?(\w+)\s*\(([^)]*)\)', code):
         parsed = []
         for param in params.split(","):
             text = " ".join(param.replace("__restrict__", "").replace("const", "").split())
@@ -140,6 +143,11 @@ class FakeRawModule:
         signatures = kernel_signatures(self.code)
         if name not in signatures:
             raise LaunchError(f"no kernel {name!r} in the module")
+        if name.startswith("matchsticks_"):  # kernels/matchsticks.cu: tests/fake_matchsticks.py
+            from fake_matchsticks import MatchstickKernel
+
+            return self.kernels.setdefault(
+                name, MatchstickKernel(name, signatures[name], self.libraries["matchsticks"]))
         counting = "-DNQ_COUNT_NODES" in self.options
         library = self.libraries["nodes" if counting else "plain"]
         if name not in self.kernels:
@@ -180,7 +188,8 @@ def make_fake_cupy(libraries: dict[str, Path]) -> types.ModuleType:
     for key, path in libraries.items():
         lib = ctypes.CDLL(str(path))
         for name in ("emulate_nqueens_count", "emulate_nqueens_count_each"):
-            getattr(lib, name).restype = None
+            if hasattr(lib, name):
+                getattr(lib, name).restype = None
         loaded[key] = lib
 
     module = types.ModuleType("cupy")
@@ -195,6 +204,7 @@ def make_fake_cupy(libraries: dict[str, Path]) -> types.ModuleType:
     runtime = types.SimpleNamespace(
         getDeviceCount=lambda: 1,
         getDeviceProperties=lambda device: {"name": FAKE_DEVICE_NAME.encode()},
+        memGetInfo=lambda: (FAKE_FREE_BYTES, FAKE_FREE_BYTES),
     )
     module.cuda = types.SimpleNamespace(Device=FakeDevice, runtime=runtime)
     return module

@@ -14,13 +14,14 @@ from .grid import check_grid, orient, square_count, stick_count
 from .join import JOIN_ENTRY_LIMIT, MAX_JOIN_SHORT_SIDE, table_rows_join
 from .join_units import table_rows_by_units
 from .squares import MAX_ENTRIES, MAX_EXACT_SHORT_SIDE, count_exact
-from .transfer import MAX_TRANSFER_SHORT_SIDE, count_by_removed
+from .transfer import MAX_GPU_TRANSFER_SHORT_SIDE, count_by_removed
 
 __all__ = ["matchsticks", "matchstick_counts", "matchstick_table", "MatchstickTable",
            "MAX_CPU_TRANSFER_SHORT_SIDE"]
 
 #: On the CPU the dense transfer matrix is limited to h <= 13 (h = 13: ~1 GB per array and
-#: minutes); the GPU path goes to MAX_TRANSFER_SHORT_SIDE.
+#: minutes); the GPU path (evaluation points, kernels/matchsticks.cu) goes to
+#: MAX_GPU_TRANSFER_SHORT_SIDE.
 MAX_CPU_TRANSFER_SHORT_SIDE = 13
 
 
@@ -83,20 +84,18 @@ class MatchstickTable:
 
 def _check_transfer_size(m: int, n: int, backend: str) -> None:
     h, _ = orient(m, n)
-    limit = MAX_TRANSFER_SHORT_SIDE if backend == "gpu" else MAX_CPU_TRANSFER_SHORT_SIDE
+    limit = MAX_GPU_TRANSFER_SHORT_SIDE if backend == "gpu" else MAX_CPU_TRANSFER_SHORT_SIDE
     if h > limit:
         raise ValueError(f"{m}×{n}: the transfer matrix on the {backend.upper()} is limited to a "
                          f"shorter side of {limit} (its state has 2^(h+2) rows); got {h}")
 
 
-def _xp(backend: str):
-    if backend == "gpu":
-        from .gpu import cupy_module
+def _counts(m: int, n: int, max_removed: int | None, backend: str) -> list[int]:
+    if backend == "gpu":  # the kernel, by evaluation points
+        from .gpu import count_by_removed_gpu
 
-        return cupy_module()
-    import numpy
-
-    return numpy
+        return count_by_removed_gpu(m, n, max_removed)
+    return count_by_removed(m, n, max_removed)  # the faster method on the CPU (measured)
 
 
 def matchstick_counts(m: int, n: int, *, backend: str | None = None) -> list[int]:
@@ -112,7 +111,7 @@ def matchstick_counts(m: int, n: int, *, backend: str | None = None) -> list[int
     m, n = check_grid(m, n)
     backend = resolve_backend(backend)
     _check_transfer_size(m, n, backend)
-    return count_by_removed(m, n, xp=_xp(backend))
+    return _counts(m, n, None, backend)
 
 
 def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
@@ -130,7 +129,7 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     backend = resolve_backend(backend)
     if squares is None:
         _check_transfer_size(m, n, backend)
-        return count_by_removed(m, n, removed, xp=_xp(backend))[removed]
+        return _counts(m, n, removed, backend)[removed]
     squares = check_int("squares", squares, low=0, high=square_count(m, n))
     h, _ = orient(m, n)
     if h > MAX_EXACT_SHORT_SIDE:
