@@ -24,14 +24,17 @@ import concurrent.futures
 import math
 import numbers
 import os
+import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ._checks import check_int
 from .ledger import CheckpointError, Ledger, canonical_json
-from .progress import Progress, progress_enabled
+from .progress import Progress, check_progress, progress_enabled
 
-__all__ = ["WorkUnit", "run_units", "check_result", "CheckpointError"]
+__all__ = ["WorkUnit", "run_units", "check_result", "check_run_options", "check_executor",
+           "executor_workers", "CheckpointError"]
 
 
 @dataclass(frozen=True)
@@ -100,8 +103,46 @@ def _check_units(units: Sequence[WorkUnit]) -> list[WorkUnit]:
     return checked
 
 
-def _worker_count(executor: concurrent.futures.Executor) -> int:
-    """How many units the executor can solve at once, as well as can be told."""
+def check_executor(executor: object) -> None:
+    """Refuse an ``executor=`` that is neither ``None`` nor an object with a ``submit`` method.
+
+    >>> check_executor(None)
+    >>> check_executor("pool")
+    Traceback (most recent call last):
+    ...
+    TypeError: executor must be a concurrent.futures.Executor (an object with a submit method) or None, not str ('pool')
+    """
+    if isinstance(executor, type):
+        raise TypeError(f"executor must be an executor object, such as {executor.__name__}(4), "
+                        f"not the class {executor.__name__}")
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise TypeError("executor must be a concurrent.futures.Executor (an object with a submit "
+                        f"method) or None, not {type(executor).__name__} ({executor!r})")
+
+
+def check_run_options(*, executor: object = None, progress: object = None,
+                      recheck: object = 1) -> int:
+    """Check the options every counting call passes on to :func:`run_units`; return ``recheck``.
+
+    A problem's public call runs this first, so that a bad option is refused before any
+    work (planning included), not when the first unit is handed out.
+
+    >>> check_run_options(executor=None, progress=True, recheck=2)
+    2
+    >>> check_run_options(recheck=-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: recheck must be at least 0, got -1
+    """
+    check_executor(executor)
+    check_progress(progress)
+    return check_int("recheck", recheck, low=0)
+
+
+def executor_workers(executor: concurrent.futures.Executor | None) -> int:
+    """How many units the executor can solve at once, as well as can be told (1 for None)."""
+    if executor is None:
+        return 1
     workers = getattr(executor, "_max_workers", None)  # ThreadPool/ProcessPoolExecutor
     if isinstance(workers, int) and workers > 0:
         return workers
@@ -117,8 +158,39 @@ def _worker_count(executor: concurrent.futures.Executor) -> int:
 
 
 def _add_note(exc: BaseException, key: str) -> None:
+    note = f"(raised while solving work unit {key!r})"
     if hasattr(exc, "add_note"):  # Python 3.11+
-        exc.add_note(f"(raised while solving work unit {key!r})")
+        exc.add_note(note)
+    else:  # Python 3.10: kept where 3.11 keeps notes, for whoever reads them
+        exc.__notes__ = [*getattr(exc, "__notes__", []), note]
+
+
+class _ResultWidth:
+    """Every unit of a run gives as many numbers (the counts that the units add up).
+
+    Checked on every result, stored or new, so that a ledger row edited to another length
+    (its checksum recomputed) is refused instead of breaking the caller's sums.
+    """
+
+    def __init__(self, checkpoint: str | None) -> None:
+        self.checkpoint = checkpoint
+        self.width: int | None = None
+        self.first_key = ""
+        self.from_ledger = False
+
+    def check(self, key: str, result: tuple[int, ...], *, stored: bool) -> None:
+        if self.width is None:
+            self.width, self.first_key, self.from_ledger = len(result), key, stored
+        elif len(result) != self.width:
+            if stored or self.from_ledger:
+                what = "holds" if stored else "gives, solved now,"
+                raise CheckpointError(
+                    f"checkpoint {self.checkpoint} is not trusted: work unit {key!r} {what} "
+                    f"{len(result)} numbers, but unit {self.first_key!r} holds {self.width}"
+                )
+            raise TypeError(f"work unit {key!r}: the solver returned {len(result)} numbers, but "
+                            f"unit {self.first_key!r} gave {self.width}; every unit must give "
+                            "as many")
 
 
 def run_units(
@@ -132,42 +204,77 @@ def run_units(
     progress: bool | None = None,
     description: str = "",
     max_in_flight: int | None = None,
+    recheck: int = 1,
 ) -> dict[str, tuple[int, ...]]:
     """Solve every unit with ``solve(unit.payload)`` and return ``{unit.key: result}``.
 
     * ``job``: the identity of the whole run (problem, parameters, plan), JSON-serialisable;
       stored in the checkpoint so that a checkpoint is never resumed by another run.
-    * ``executor``: any :class:`concurrent.futures.Executor`; ``None`` solves the units here,
-      one at a time. At most ``max_in_flight`` units (default: twice the executor's
-      workers) are submitted at once, so a huge unit list does not flood the scheduler.
-      ``solve`` and the payloads must be picklable for process pools and Dask.
+    * ``executor``: any :class:`concurrent.futures.Executor` (an object with ``submit``);
+      ``None`` solves the units here, one at a time. At most ``max_in_flight`` units
+      (default: twice the executor's workers) are submitted at once, so a huge unit list
+      does not flood the scheduler. ``solve`` and the payloads must be picklable for
+      process pools and Dask.
     * ``checkpoint``: path of an SQLite ledger; units already in it are not solved again,
-      and each new result is committed as soon as it arrives.
+      and each new result is committed as soon as it arrives. A path that cannot be a
+      ledger, another run's ledger, a damaged one, or a read-only one with units still to
+      do is refused (:class:`CheckpointError`) before any unit is solved.
     * ``stage``: for a run made of several rounds of units, each round depending on the
       results of the earlier ones: the name of this round. All rounds of a run keep their
       results in the one checkpoint file, each round's unit list checked on its own.
     * ``progress``: ``True``/``False``, or ``None`` for "when stderr is a terminal or in a
-      notebook"; needs tqdm, silent without it.
+      notebook"; anything else is a ``TypeError``. Without tqdm there is no bar (``True``
+      then warns once how to install it).
+    * ``recheck``: with a checkpoint, how many stored units to solve again, chosen at
+      random, when the run resumes (before any new unit) and again when it ends; if a
+      fresh result differs from the stored one, the checkpoint is refused
+      (:class:`CheckpointError` naming the unit and both results) and marked so that no
+      later run trusts it. This catches an edited ledger (the row checksums only catch
+      accidents) and, on a long GPU run, a faulty device. It costs ``recheck`` units'
+      time at each point: with the default of 1, one unit's time when a run resumes and
+      one at the end of a run that solved units. ``0`` turns it off.
 
-    Results are tuples of Python ints (see :func:`check_result`), returned in unit order.
-    If a unit fails, the results that had already arrived are recorded, units not yet
-    started are cancelled, and the unit's exception propagates.
+    Results are tuples of Python ints (see :func:`check_result`), as many for every unit,
+    returned in unit order. If a unit fails, the results that had already arrived are
+    recorded, units not yet started are cancelled, and the unit's exception propagates.
     """
     units = _check_units(units)
     canonical_json(dict(job))  # a job that cannot be stored is refused with or without a checkpoint
+    recheck = check_run_options(executor=executor, progress=progress, recheck=recheck)
+    show_bar = progress_enabled(progress)
     if max_in_flight is not None and (
         isinstance(max_in_flight, bool) or not isinstance(max_in_flight, int) or max_in_flight < 1
     ):
         raise ValueError(f"max_in_flight must be a positive integer, not {max_in_flight!r}")
 
+    def solve_all(batch: list[WorkUnit], record: Callable[[WorkUnit, tuple[int, ...]], None]) -> None:
+        """Solve ``batch`` here or on the executor, handing each result to ``record``."""
+        if executor is None:
+            for unit in batch:
+                try:
+                    result = check_result(unit.key, solve(unit.payload))
+                except BaseException as exc:
+                    _add_note(exc, unit.key)
+                    raise
+                record(unit, result)
+        else:
+            limit = max_in_flight or 2 * executor_workers(executor)
+            _run_on_executor(iter(batch), solve, executor, limit, record)
+
     ledger = Ledger.open(checkpoint, job, units, stage=stage) if checkpoint is not None else None
     try:
         results = ledger.results() if ledger is not None else {}
+        width = _ResultWidth(ledger.path if ledger is not None else None)
+        for key, result in results.items():
+            width.check(key, result, stored=True)
+        rechecked: set[str] = set()
+        if ledger is not None and results:  # a resumed run: are the stored results right?
+            rechecked = _recheck(ledger, units, results, recheck, rechecked, solve_all)
         pending = [unit for unit in units if unit.key not in results]
         already_weight = sum(unit.weight for unit in units if unit.key in results)
         with Progress(
             len(units), sum(unit.weight for unit in units),
-            enabled=progress_enabled(progress), description=description,
+            enabled=show_bar, description=description,
             already_units=len(results), already_weight=already_weight,
         ) as bar:
 
@@ -176,26 +283,45 @@ def run_units(
                 # each submission is one future, read once: a key is recorded once.
                 if unit.key in results:
                     raise RuntimeError(f"work unit {unit.key!r} was recorded twice")
+                width.check(unit.key, result, stored=False)
                 if ledger is not None:
                     ledger.record(unit.key, result)
                 results[unit.key] = result
                 bar.advance(unit.weight)
 
-            if executor is None:
-                for unit in pending:
-                    try:
-                        result = check_result(unit.key, solve(unit.payload))
-                    except BaseException as exc:
-                        _add_note(exc, unit.key)
-                        raise
-                    record(unit, result)
-            else:
-                limit = max_in_flight or 2 * _worker_count(executor)
-                _run_on_executor(iter(pending), solve, executor, limit, record)
+            solve_all(pending, record)
+        if ledger is not None and pending:  # the end of a run that solved units
+            _recheck(ledger, units, results, recheck, rechecked, solve_all)
     finally:
         if ledger is not None:
             ledger.close()
     return {unit.key: results[unit.key] for unit in units}
+
+
+def _recheck(
+    ledger: Ledger, units: list[WorkUnit], stored: Mapping[str, tuple[int, ...]], count: int,
+    done: set[str], solve_all: Callable[..., None],
+) -> set[str]:
+    """Solve ``count`` stored units again (random ones, not in ``done``) and compare.
+
+    A difference refuses the ledger (:meth:`Ledger.refuse`). Returns ``done`` with the units
+    checked now added. The choice comes from the system's random source, so that a ledger
+    edited to pass a foreseen choice still meets the check.
+    """
+    candidates = [unit for unit in units if unit.key in stored and unit.key not in done]
+    if not count or not candidates:
+        return done
+    chosen = random.SystemRandom().sample(candidates, min(count, len(candidates)))
+    checked: set[str] = set()
+
+    def compare(unit: WorkUnit, result: tuple[int, ...]) -> None:
+        if result != stored[unit.key]:
+            ledger.refuse(f"work unit {unit.key!r} was solved again and gave {result}, but the "
+                          f"checkpoint holds {stored[unit.key]}")
+        checked.add(unit.key)
+
+    solve_all(chosen, compare)
+    return done | checked
 
 
 def _run_on_executor(
