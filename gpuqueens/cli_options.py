@@ -10,7 +10,7 @@ import argparse
 
 from .backends import BACKENDS
 
-__all__ = ["add_run_options"]
+__all__ = ["add_run_options", "add_recheck_option"]
 
 
 def add_run_options(parser: argparse.ArgumentParser, *, long_runs: bool = True) -> None:
@@ -22,3 +22,11 @@ def add_run_options(parser: argparse.ArgumentParser, *, long_runs: bool = True) 
                             help="show a progress bar (default: when stderr is a terminal)")
         parser.add_argument("--checkpoint", metavar="PATH", default=None,
                             help="SQLite file recording finished work units; rerun to resume")
+
+
+def add_recheck_option(parser: argparse.ArgumentParser) -> None:
+    """``--recheck K``: for subcommands whose call takes ``recheck=`` (with ``--checkpoint``)."""
+    parser.add_argument("--recheck", type=int, default=1, metavar="K",
+                        help="with --checkpoint: solve K stored work units again, at random, "
+                             "when resuming and at the end, and refuse the checkpoint if one "
+                             "differs (default 1, about one unit's time each; 0: off)")
