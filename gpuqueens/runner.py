@@ -225,14 +225,16 @@ def run_units(
     * ``progress``: ``True``/``False``, or ``None`` for "when stderr is a terminal or in a
       notebook"; anything else is a ``TypeError``. Without tqdm there is no bar (``True``
       then warns once how to install it).
-    * ``recheck``: with a checkpoint, how many stored units to solve again, chosen at
-      random, when the run resumes (before any new unit) and again when it ends; if a
-      fresh result differs from the stored one, the checkpoint is refused
-      (:class:`CheckpointError` naming the unit and both results) and marked so that no
-      later run trusts it. This catches an edited ledger (the row checksums only catch
-      accidents) and, on a long GPU run, a faulty device. It costs ``recheck`` units'
-      time at each point: with the default of 1, one unit's time when a run resumes and
-      one at the end of a run that solved units. ``0`` turns it off.
+    * ``recheck``: with a checkpoint, how many units to solve again, chosen at random, and
+      compare: when the run resumes, ``recheck`` of the units found in the checkpoint
+      (solved first, before any new unit when there is no executor), and ``recheck`` of
+      the units this run solves (solved last). If a result differs, the checkpoint is
+      refused (:class:`CheckpointError` naming the unit and both results) and marked so
+      that no later run trusts it. This catches an edited ledger (the row checksums only
+      catch accidents) and, on a long GPU run, a faulty device. The cost, with the
+      default of 1: one unit's time when a run resumes and one when it solves units; on
+      an executor these units run beside the others, so workers do not wait for them.
+      ``0`` turns it off.
 
     Results are tuples of Python ints (see :func:`check_result`), as many for every unit,
     returned in unit order. If a unit fails, the results that had already arrived are
@@ -267,11 +269,24 @@ def run_units(
         width = _ResultWidth(ledger.path if ledger is not None else None)
         for key, result in results.items():
             width.check(key, result, stored=True)
-        rechecked: set[str] = set()
-        if ledger is not None and results:  # a resumed run: are the stored results right?
-            rechecked = _recheck(ledger, units, results, recheck, rechecked, solve_all)
         pending = [unit for unit in units if unit.key not in results]
         already_weight = sum(unit.weight for unit in units if unit.key in results)
+        # The re-check: some units found in the checkpoint, solved again first, and some of
+        # those this run solves, solved again last. On an executor they share the stream of
+        # units, so workers never wait for them to finish.
+        first: list[_SolveAgain] = []
+        last: list[_SolveAgain] = []
+        if ledger is not None:
+            first = _solve_again([unit for unit in units if unit.key in results], recheck)
+            last = _solve_again(pending, recheck)
+        early: dict[str, tuple[int, ...]] = {}  # solved again before the first solve arrived
+
+        def compare(key: str, again: tuple[int, ...]) -> None:
+            if again != results[key]:
+                assert ledger is not None
+                ledger.refuse(f"work unit {key!r} was solved again and gave {again}, but the "
+                              f"checkpoint holds {results[key]}")
+
         with Progress(
             len(units), sum(unit.weight for unit in units),
             enabled=show_bar, description=description,
@@ -279,6 +294,12 @@ def run_units(
         ) as bar:
 
             def record(unit: WorkUnit, result: tuple[int, ...]) -> None:
+                if isinstance(unit, _SolveAgain):
+                    if unit.key in results:
+                        compare(unit.key, result)
+                    else:
+                        early[unit.key] = result
+                    return
                 # Dask may run a unit twice (a dead worker's tasks are resubmitted), but
                 # each submission is one future, read once: a key is recorded once.
                 if unit.key in results:
@@ -288,40 +309,29 @@ def run_units(
                     ledger.record(unit.key, result)
                 results[unit.key] = result
                 bar.advance(unit.weight)
+                if unit.key in early:
+                    compare(unit.key, early.pop(unit.key))
 
-            solve_all(pending, record)
-        if ledger is not None and pending:  # the end of a run that solved units
-            _recheck(ledger, units, results, recheck, rechecked, solve_all)
+            solve_all([*first, *pending, *last], record)
     finally:
         if ledger is not None:
             ledger.close()
     return {unit.key: results[unit.key] for unit in units}
 
 
-def _recheck(
-    ledger: Ledger, units: list[WorkUnit], stored: Mapping[str, tuple[int, ...]], count: int,
-    done: set[str], solve_all: Callable[..., None],
-) -> set[str]:
-    """Solve ``count`` stored units again (random ones, not in ``done``) and compare.
+@dataclass(frozen=True)
+class _SolveAgain(WorkUnit):
+    """A unit solved a second time for the re-check: its result is compared, not recorded."""
 
-    A difference refuses the ledger (:meth:`Ledger.refuse`). Returns ``done`` with the units
-    checked now added. The choice comes from the system's random source, so that a ledger
-    edited to pass a foreseen choice still meets the check.
+
+def _solve_again(units: list[WorkUnit], count: int) -> list[_SolveAgain]:
+    """``count`` of ``units`` (all if fewer), chosen at random, to be solved again.
+
+    The choice comes from the system's random source, so that a ledger edited to pass a
+    foreseen choice still meets the check.
     """
-    candidates = [unit for unit in units if unit.key in stored and unit.key not in done]
-    if not count or not candidates:
-        return done
-    chosen = random.SystemRandom().sample(candidates, min(count, len(candidates)))
-    checked: set[str] = set()
-
-    def compare(unit: WorkUnit, result: tuple[int, ...]) -> None:
-        if result != stored[unit.key]:
-            ledger.refuse(f"work unit {unit.key!r} was solved again and gave {result}, but the "
-                          f"checkpoint holds {stored[unit.key]}")
-        checked.add(unit.key)
-
-    solve_all(chosen, compare)
-    return done | checked
+    chosen = random.SystemRandom().sample(units, min(count, len(units)))
+    return [_SolveAgain(unit.key, unit.payload, unit.weight) for unit in chosen]
 
 
 def _run_on_executor(

@@ -203,3 +203,55 @@ def test_recheck_must_be_a_count(bad, error):
 
 def test_job_stays_canonical():
     assert canonical_json(JOB) == '{"plan":"ranges-of-5","problem":"toy-recheck"}'
+
+
+def test_on_an_executor_the_recheck_does_not_hold_back_new_units(tmp_path):
+    import threading
+
+    path = tmp_path / "r.sqlite"
+    units = toy_units()
+
+    def stops_at_6(payload):
+        if payload.start == 30:
+            raise KeyboardInterrupt
+        return toy_solve(payload)
+
+    with pytest.raises(KeyboardInterrupt):
+        run_units(units, stops_at_6, job=JOB, checkpoint=path, progress=False)
+    new_unit_started = threading.Event()
+
+    def solver(payload):
+        if payload.start < 30:  # a unit from the checkpoint, solved again
+            assert new_unit_started.wait(10), "the re-check held back the new units"
+        else:
+            new_unit_started.set()
+        return toy_solve(payload)
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        results = run_units(units, solver, job=JOB, executor=pool, checkpoint=path,
+                            progress=False)
+    assert results == {u.key: toy_solve(u.payload) for u in units}
+
+
+def test_a_recheck_that_arrives_before_its_first_solve_is_compared_when_that_arrives(tmp_path):
+    import threading
+
+    release = threading.Event()
+    calls = {"n": 0}
+    lock = threading.Lock()
+
+    def first_solve_slow_and_wrong(payload):
+        with lock:
+            calls["n"] += 1
+            first = calls["n"] == 1
+        if first:
+            assert release.wait(10)
+            return (-1, 5)
+        release.set()  # the second solve (the re-check) finishes first
+        return toy_solve(payload)
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool, \
+            pytest.raises(CheckpointError, match="'u00' was solved again and gave \\(10, 5\\), "
+                                                 "but the checkpoint holds \\(-1, 5\\)"):
+        run_units(toy_units(1), first_solve_slow_and_wrong, job=JOB, executor=pool,
+                  checkpoint=tmp_path / "r.sqlite", progress=False)
