@@ -107,10 +107,11 @@ def nqueens(
       spread the work units; ``None`` runs them in this process.
     * ``progress``: show a progress bar: ``True``, ``False`` or ``None`` (when stderr is a
       terminal or a notebook).
-    * ``recheck``: with a checkpoint, how many stored work units to solve again, at random,
-      when the run resumes and when it ends; a result that differs from the stored one
-      refuses the checkpoint (:class:`gpuqueens.CheckpointError`, naming the unit). It costs
-      one unit's time at each point by default; ``0`` turns it off. See
+    * ``recheck``: with a checkpoint, how many work units to solve again, at random, and
+      compare: that many of the stored ones when the run resumes, and of this run's own
+      at its end. A result that differs refuses the checkpoint
+      (:class:`gpuqueens.CheckpointError`, naming the unit and both results). By default
+      (1) it costs one unit's time at each point; ``0`` turns it off. See
       :func:`gpuqueens.runner.run_units`.
 
     n must be an integer from 1 to 32 (``gpuqueens.MAX_N``: rows are 32-bit words). A count

@@ -17,7 +17,9 @@ __all__ = ["register", "handle"]
 def register(subparsers) -> None:
     """Add ``nqueens`` to ``subparsers``."""
     queens = subparsers.add_parser("nqueens", help="count n-queens solutions (total and unique)")
-    queens.add_argument("n", type=int, nargs="+", help="board size(s), 1..32")
+    queens.add_argument("n", type=int, nargs="+",
+                        help="board size(s), 1..32 (one at a time with --checkpoint: a "
+                             "checkpoint file records one run)")
     queens.add_argument("--unique", action="store_true", help="print only the unique count")
     add_run_options(queens)
     add_recheck_option(queens)
