@@ -36,7 +36,8 @@ SIDE_FILES = ("-wal", "-shm", "-journal")
 
 # Opening never waits (a FIFO opened for reading would wait for a writer) and is not
 # inherited by child processes (which would keep the lock alive after the run ends).
-_OPEN_FLAGS = os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_OPEN_FLAGS = (getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+               | getattr(os, "O_BINARY", 0))
 _READ_ONLY_ERRORS = (errno.EACCES, errno.EPERM, errno.EROFS)
 
 

@@ -163,7 +163,7 @@ def _parse_result(text: str) -> tuple[int, ...] | None:
     """Parse a stored result; ``None`` when it is not a JSON list of integers."""
     try:
         values = json.loads(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):  # RecursionError: hostile nesting
         return None
     if not isinstance(values, list) or not all(
         isinstance(v, int) and not isinstance(v, bool) for v in values
@@ -475,7 +475,7 @@ def stored_job(path: str | os.PathLike[str]) -> dict[str, Any] | None:
         finally:
             db.close()
         job = json.loads(row[0]) if row else None
-    except (CheckpointError, sqlite3.Error, ValueError, TypeError):
+    except (CheckpointError, sqlite3.Error, ValueError, TypeError, RecursionError):
         return None
     finally:
         file.close()
@@ -509,7 +509,7 @@ def _check_same_run(path: str, header: tuple[Any, ...], job_json: str) -> None:
         )
     try:
         stored_job = json.loads(stored_job_json)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         stored_job = None
     if not isinstance(stored_job, dict):
         raise CheckpointError(f"checkpoint {path} is damaged, not trusted: unreadable job")
