@@ -162,7 +162,10 @@ def _add_note(exc: BaseException, key: str) -> None:
     if hasattr(exc, "add_note"):  # Python 3.11+
         exc.add_note(note)
     else:  # Python 3.10: kept where 3.11 keeps notes, for whoever reads them
-        exc.__notes__ = [*getattr(exc, "__notes__", []), note]
+        try:
+            exc.__notes__ = [*getattr(exc, "__notes__", []), note]  # type: ignore[attr-defined]
+        except (AttributeError, TypeError):  # an exception type that takes no attributes
+            pass
 
 
 class _ResultWidth:
