@@ -185,15 +185,15 @@ class _ResultWidth:
         if self.width is None:
             self.width, self.first_key, self.from_ledger = len(result), key, stored
         elif len(result) != self.width:
+            size = f"{len(result)} number{'' if len(result) == 1 else 's'}"
             if stored or self.from_ledger:
                 what = "holds" if stored else "gives, solved now,"
                 raise CheckpointError(
                     f"checkpoint {self.checkpoint} is not trusted: work unit {key!r} {what} "
-                    f"{len(result)} numbers, but unit {self.first_key!r} holds {self.width}"
+                    f"{size}, but unit {self.first_key!r} holds {self.width}"
                 )
-            raise TypeError(f"work unit {key!r}: the solver returned {len(result)} numbers, but "
-                            f"unit {self.first_key!r} gave {self.width}; every unit must give "
-                            "as many")
+            raise TypeError(f"work unit {key!r}: the solver returned {size}, but unit "
+                            f"{self.first_key!r} gave {self.width}; every unit must give as many")
 
 
 def run_units(

@@ -155,7 +155,7 @@ def test_stored_result_of_another_length_is_refused(tmp_path):
     units = toy_units()
     run_units(units, toy_solve, job=JOB, checkpoint=path, progress=False)
     edit_row(path, "u05", [1])
-    with pytest.raises(CheckpointError, match="'u05' holds 1 numbers"):
+    with pytest.raises(CheckpointError, match="'u05' holds 1 number, but unit 'u00' holds 2"):
         run_units(units, toy_solve, job=JOB, checkpoint=path, progress=False, recheck=0)
 
 
@@ -170,7 +170,7 @@ def test_every_stored_result_edited_alike_still_meets_the_fresh_length(tmp_path)
 
 
 def test_solver_giving_results_of_different_lengths_is_an_error():
-    with pytest.raises(TypeError, match="'u01': the solver returned 1 numbers.*'u00' gave 2"):
+    with pytest.raises(TypeError, match="'u01': the solver returned 1 number, but unit 'u00' gave 2"):
         run_units(toy_units(2), lambda p: (1, 2) if p.start == 0 else (1,), job=JOB,
                   progress=False)
 
@@ -255,3 +255,21 @@ def test_a_recheck_that_arrives_before_its_first_solve_is_compared_when_that_arr
                                                  "but the checkpoint holds \\(-1, 5\\)"):
         run_units(toy_units(1), first_solve_slow_and_wrong, job=JOB, executor=pool,
                   checkpoint=tmp_path / "r.sqlite", progress=False)
+
+
+def test_new_result_of_another_length_than_the_stored_ones_is_refused(tmp_path):
+    path = tmp_path / "r.sqlite"
+    units = toy_units(3)
+
+    def stops_at_2(payload):
+        if payload.start == 10:
+            raise KeyboardInterrupt
+        return toy_solve(payload)
+
+    with pytest.raises(KeyboardInterrupt):
+        run_units(units, stops_at_2, job=JOB, checkpoint=path, progress=False)
+    edit_row(path, "u00", [7])
+    edit_row(path, "u01", [7])
+    with pytest.raises(CheckpointError, match="'u02' gives, solved now, 2 numbers, but unit "
+                                              "'u00' holds 1"):
+        run_units(units, toy_solve, job=JOB, checkpoint=path, progress=False, recheck=0)
