@@ -15,10 +15,12 @@ Q(27)/Q(26) = 10.5 within 1%.
 Calibration (the measured seconds are in :data:`MEASURED_SECONDS`):
 
 * ``"cpu"``: one core, the NumPy path, ``gpuqueens.count(n, backend="cpu")`` without a
-  checkpoint; the fastest of three runs per n (two for n = 17) of
-  ``python bench/nqueens_estimate_calibration.py 14 15 16 17``, on a 2-core AMD EPYC
-  virtual machine (Linux, Python 3.11.7, NumPy 2.4.6) on 2026-11-23, with other jobs
-  sharing it: an upper bound of this path's speed on such a core.
+  checkpoint: for each n the least CPU time (``time.process_time``) of the runs of
+  ``python bench/nqueens_estimate_calibration.py 14 15 16 17 --repeat 3``, three times on
+  2026-11-23 on a 2-core AMD EPYC virtual machine (Linux, Python 3.11.7, NumPy 2.4.6).
+  Other jobs kept that machine busy (load average 3 to 6) and slowed even the CPU time:
+  the same path took 27.3 s for n = 17 there on a quieter day (docs/scaling.md), 1.6×
+  less than here, so on an idle core of that kind the estimate errs long.
 * ``"gpu"``: one NVIDIA H100 (80GB HBM3, CuPy 14.2, CUDA 13.0), warm (kernel compiled),
   ``gpuqueens.nqueens(n, backend="gpu")``, measured 2026-11-22: n = 18 0.238 s, 19 0.979 s,
   20 7.69 s, 21 57.8 s. n = 18 is left out of the fit (its time is mostly set-up). A faster
@@ -45,7 +47,7 @@ __all__ = ["MEASURED_SECONDS", "solution_count", "estimated_seconds", "warn_if_l
 
 #: Seconds of one count, per backend and n (see the module's calibration notes).
 MEASURED_SECONDS: dict[str, dict[int, float]] = {
-    "cpu": {14: 0.193, 15: 1.313, 16: 10.385, 17: 60.322},
+    "cpu": {14: 0.177, 15: 0.845, 16: 4.744, 17: 42.595},
     "gpu": {19: 0.979, 20: 7.69, 21: 57.8},
 }
 
