@@ -138,7 +138,7 @@ def count_once(n: int, mark: int, path: str) -> tuple[int, int, int | None]:
 
     prefixes = enumerate_prefixes(n, mark)
     weight = count_prefixes_gpu(prefixes)
-    total, unique = combine({"u0": (weight,), SYMMETRIC_UNIT: count_symmetric(n)})
+    total, unique = combine({"u0": (weight, 0, 0), SYMMETRIC_UNIT: (0, *count_symmetric(n))})
     return total, unique, len(prefixes)
 
 

@@ -10,7 +10,7 @@ import argparse
 
 from .backends import BACKENDS
 
-__all__ = ["add_run_options"]
+__all__ = ["add_run_options", "add_recheck_option"]
 
 
 def add_run_options(parser: argparse.ArgumentParser, *, long_runs: bool = True) -> None:
@@ -19,6 +19,16 @@ def add_run_options(parser: argparse.ArgumentParser, *, long_runs: bool = True) 
                         help="where to run (default: $GPUQUEENS_BACKEND, else auto: GPU if usable)")
     if long_runs:
         parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                            help="show a progress bar (default: when stderr is a terminal)")
+                            help="show a progress bar (needs tqdm; default: when stderr is a "
+                                 "terminal)")
         parser.add_argument("--checkpoint", metavar="PATH", default=None,
                             help="SQLite file recording finished work units; rerun to resume")
+
+
+def add_recheck_option(parser: argparse.ArgumentParser) -> None:
+    """``--recheck K``: for subcommands whose call takes ``recheck=`` (with ``--checkpoint``)."""
+    parser.add_argument("--recheck", type=int, default=1, metavar="K",
+                        help="with --checkpoint: solve K work units again, at random, and "
+                             "refuse the checkpoint if one differs: K stored ones when "
+                             "resuming, K of this run's at the end (default 1, about one "
+                             "unit's time each; 0: off)")

@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "gpuqueens"
 
 #: Modules below the problems: they may import each other, never a problem or the CLI.
 SHARED = {"_version", "_checks", "estimates", "backends", "kernels", "progress", "ledger",
-          "runner", "cli_options"}
+          "runner", "cli_options", "checkpoint_file"}
 
 
 def module_name(path: Path) -> str:

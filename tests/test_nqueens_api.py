@@ -102,14 +102,14 @@ def test_checkpoint_identity_ignores_the_backend():
 
 def test_resume_keeps_the_plan_of_the_checkpoint(tmp_path):
     """A checkpoint started with another plan (as the GPU would choose) is resumed with it."""
-    from gpuqueens.problems.nqueens import Plan
     from gpuqueens.problems.nqueens import _resumed_plan
     from gpuqueens.runner import run_units
 
-    plan = Plan(12, 4, 3)  # not the CPU default for n=12
+    plan = plan_for(15, "gpu")  # not the CPU default for n=15 (one unit, not four)
+    assert plan != plan_for(15, "cpu")
     path = tmp_path / "gpu-started.sqlite"
     units = work_units(plan, "cpu")
     run_units(units, solve_unit, job=plan.job(), checkpoint=path, progress=False)
-    assert _resumed_plan(path, 12) == plan
-    assert _resumed_plan(path, 13) is None
-    assert gpuqueens.count(12, backend="cpu", checkpoint=path) == total(12)
+    assert _resumed_plan(path, 15) == plan
+    assert _resumed_plan(path, 16) is None
+    assert gpuqueens.count(15, backend="cpu", checkpoint=path) == total(15)

@@ -55,7 +55,7 @@ def symmetry_images(solution):
 
 def counts_of(n, weight):
     """(total, unique) from a weight over all prefixes and the symmetric search."""
-    return combine({"u0": (weight,), "sym": count_symmetric(n)})
+    return combine({"u0": (weight, 0, 0), "sym": (0, *count_symmetric(n))})
 
 
 @pytest.mark.parametrize("n", range(4, 10))
@@ -147,12 +147,12 @@ def test_symmetric_search_matches_brute_force(n):
 
 
 def test_combine_refuses_inconsistent_results():
-    good = {"u0": (3 * 92 - 24,), "u1": (24,), "sym": (4, 0)}
+    good = {"u0": (3 * 92 - 24, 0, 0), "u1": (24, 0, 0), "sym": (0, 4, 0)}
     assert combine(good) == (92, 12)
     with pytest.raises(InconsistentCountError):
-        combine({"u0": (3 * 92 + 1,), "sym": (4, 0)})  # not a multiple of 3
+        combine({"u0": (3 * 92 + 1, 0, 0), "sym": (0, 4, 0)})  # not a multiple of 3
     with pytest.raises(InconsistentCountError):
-        combine({"u0": (3 * 92,), "sym": (5, 0)})  # Burnside's sum not a multiple of 8
+        combine({"u0": (3 * 92, 0, 0), "sym": (0, 5, 0)})  # Burnside's sum not a multiple of 8
 
 
 def test_empty_prefix_set_counts_zero():

@@ -43,7 +43,7 @@ def test_all_prefixes_sum_to_oeis(n):
 
     for mark in sorted({2, n // 2, n - 1}):
         weight = count_prefixes_gpu(enumerate_prefixes(n, mark))
-        assert combine({"u0": (weight,), "sym": count_symmetric(n)}) == (TOTAL[n], UNIQUE[n]), mark
+        assert combine({"u0": (weight, 0, 0), "sym": (0, *count_symmetric(n))}) == (TOTAL[n], UNIQUE[n]), mark
 
 
 @pytest.mark.parametrize("seed", range(16))

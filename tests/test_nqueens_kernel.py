@@ -121,7 +121,7 @@ def test_all_prefixes_sum_to_oeis(host_harness, tmp_path, n):
     for mark in _marks(n):
         for split in range(min(2, n - 1 - mark) + 1):
             weights = harness_weights(host_harness, enumerate_prefixes(n, mark), tmp_path, split)
-            counts = combine({"u0": (int(weights.sum()),), "sym": count_symmetric(n)})
+            counts = combine({"u0": (int(weights.sum()), 0, 0), "sym": (0, *count_symmetric(n))})
             assert counts == (TOTAL[n], UNIQUE[n]), f"n={n} mark={mark} split={split}"
 
 

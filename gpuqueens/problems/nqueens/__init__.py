@@ -15,9 +15,11 @@ import time
 from dataclasses import dataclass
 
 from ..._checks import check_board_size
+from ..._version import __version__
 from ...backends import device_name, resolve_backend
-from ...runner import run_units
-from ...ledger import stored_job
+from ...ledger import CheckpointError, canonical_json, check_checkpoint_path, stored_job
+from ...runner import check_run_options, executor_workers, run_units
+from .estimate import warn_if_long_count
 from .plan import Plan, combine, plan_for, solve_unit, work_units
 
 __all__ = ["NQueensResult", "count", "nqueens"]
@@ -51,11 +53,35 @@ def _small_board(n: int) -> tuple[int, int] | None:
     return {1: (1, 1), 2: (0, 0), 3: (0, 0)}.get(n)
 
 
-def _resumed_plan(checkpoint, n: int) -> Plan | None:
-    """A checkpoint keeps the plan it was started with, whichever backend resumes it."""
+#: The backends a plan can be made for: a checkpoint started on either is resumed on either.
+PLAN_BACKENDS = ("cpu", "gpu")
+
+
+def _resumed_plan(checkpoint: str | None, n: int) -> Plan | None:
+    """The plan a checkpoint of this n was started with, if it holds one.
+
+    A checkpoint keeps the plan it was started with, whichever backend resumes it. Its
+    stored job is not trusted as it stands: it must be exactly a plan this gpuqueens makes
+    for n (on some backend), else the checkpoint is refused before any unit is built, so
+    that a header claiming 0 or 10**12 units is neither believed nor acted on. ``None``
+    when there is no checkpoint, or it holds another problem or n (opening it then
+    refuses it, naming the difference).
+    """
     job = stored_job(checkpoint) if checkpoint is not None else None
     plan = Plan.from_job(job) if job else None
-    return plan if plan is not None and plan.n == n else None
+    if plan is None or plan.n != n:
+        return None
+    stored = canonical_json(job)
+    known = {backend: plan_for(n, backend) for backend in PLAN_BACKENDS}
+    for candidate in known.values():
+        if canonical_json(candidate.job()) == stored:
+            return candidate
+    made = "; ".join(f"{canonical_json(p.job())} ({b})" for b, p in known.items())
+    raise CheckpointError(
+        f"checkpoint {checkpoint} holds an N-Queens plan that gpuqueens {__version__} does not "
+        f"make for n={n}: {stored}; it makes {made}. Not trusted: use another checkpoint file, "
+        "or delete this one to start over."
+    )
 
 
 def nqueens(
@@ -65,6 +91,7 @@ def nqueens(
     checkpoint: str | os.PathLike[str] | None = None,
     executor: concurrent.futures.Executor | None = None,
     progress: bool | None = None,
+    recheck: int = 1,
 ) -> NQueensResult:
     """Count the solutions of the n-queens problem, total and unique, in one search.
 
@@ -73,18 +100,33 @@ def nqueens(
       ``GPUQUEENS_BACKEND`` environment variable, which itself defaults to ``"auto"``.
     * ``checkpoint``: a SQLite file that records each finished work unit; rerun the same
       call after a crash and it resumes where it stopped (on either backend: the run keeps
-      the unit plan it was started with).
+      the unit plan it was started with, if that is a plan this gpuqueens makes for n).
+      A path that cannot hold a checkpoint, or a checkpoint that cannot be trusted, is
+      refused with :class:`gpuqueens.CheckpointError` before any work.
     * ``executor``: any :class:`concurrent.futures.Executor` (e.g. a Dask cluster's) to
       spread the work units; ``None`` runs them in this process.
-    * ``progress``: show a progress bar (``None``: when stderr is a terminal or a notebook).
+    * ``progress``: show a progress bar: ``True``, ``False`` or ``None`` (when stderr is a
+      terminal or a notebook).
+    * ``recheck``: with a checkpoint, how many work units to solve again, at random, and
+      compare: that many of the stored ones when the run resumes, and of this run's own
+      at its end. A result that differs refuses the checkpoint
+      (:class:`gpuqueens.CheckpointError`, naming the unit and both results). By default
+      (1) it costs one unit's time at each point; ``0`` turns it off. See
+      :func:`gpuqueens.runner.run_units`.
 
-    n must be an integer from 1 to 32 (``gpuqueens.MAX_N``: rows are 32-bit words).
+    n must be an integer from 1 to 32 (``gpuqueens.MAX_N``: rows are 32-bit words). A count
+    expected to take more than about an hour (from rates measured per backend, see
+    :mod:`.estimate`) gives a :class:`gpuqueens.LongRunWarning` with the estimate before it
+    starts.
 
     >>> result = nqueens(6, backend="cpu")
     >>> result.total, result.unique, result.backend
     (4, 1, 'cpu')
     """
     n = check_board_size(n)
+    recheck = check_run_options(executor=executor, progress=progress, recheck=recheck)
+    if checkpoint is not None:
+        checkpoint = check_checkpoint_path(checkpoint)
     start = time.perf_counter()
     used = resolve_backend(backend)
     small = _small_board(n)
@@ -92,9 +134,11 @@ def nqueens(
         total, unique = small
     else:
         plan = _resumed_plan(checkpoint, n) or plan_for(n, used)
+        warn_if_long_count(n, used, executor_workers(executor), stacklevel=2)
         results = run_units(
             work_units(plan, used), solve_unit, job=plan.job(), executor=executor,
             checkpoint=checkpoint, progress=progress, description=f"n={n} [{used}]",
+            recheck=recheck,
         )
         total, unique = combine(results)
     return NQueensResult(n, total, unique, used, device_name(used), time.perf_counter() - start)
@@ -108,6 +152,7 @@ def count(
     checkpoint: str | os.PathLike[str] | None = None,
     executor: concurrent.futures.Executor | None = None,
     progress: bool | None = None,
+    recheck: int = 1,
 ) -> int:
     """The number of n-queens solutions; with ``unique=True``, of classes under the 8 symmetries.
 
@@ -120,5 +165,6 @@ def count(
     """
     if not isinstance(unique, bool):
         raise TypeError(f"unique must be True or False, not {unique!r}")
-    result = nqueens(n, backend=backend, checkpoint=checkpoint, executor=executor, progress=progress)
+    result = nqueens(n, backend=backend, checkpoint=checkpoint, executor=executor,
+                     progress=progress, recheck=recheck)
     return result.unique if unique else result.total

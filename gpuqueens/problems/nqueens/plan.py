@@ -4,12 +4,14 @@ A count has two kinds of unit (docs/nqueens-method.md):
 
 * prefix units ``u0``, ``u1``, ...: each a contiguous slice of the prefixes at the unit row,
   in their fixed order, so ``(n, unit_row, unit count, index)`` identifies it on every
-  machine and every run. Its result is ``(weight,)``: three times the solutions below its
-  prefixes. The CPU counts a unit's prefixes directly; the GPU cuts them into finer work
+  machine and every run. Its result is ``(weight, 0, 0)``: three times the solutions below
+  its prefixes. The CPU counts a unit's prefixes directly; the GPU cuts them into finer work
   items on the device (``gpu.choose_split``), and expands them on the host only when a
   unit is too small for that.
-* the symmetric unit ``sym``: ``(F180, F90)``, the solutions fixed by the half and the
+* the symmetric unit ``sym``: ``(0, F180, F90)``, the solutions fixed by the half and the
   quarter turn.
+
+(Every unit gives three numbers, as the runner requires of the units of one run.)
 
 :func:`combine` turns the results into ``(total, unique)`` by Burnside's lemma, and checks
 the two divisibilities that any correct set of results satisfies.
@@ -134,22 +136,23 @@ def gpu_batch(prefixes: Prefixes) -> Prefixes:
 
 
 def solve_unit(payload: UnitPayload | SymmetricPayload) -> tuple[int, ...]:
-    """Count one unit: ``(weight,)`` for a prefix unit, ``(F180, F90)`` for the symmetric one.
+    """Count one unit: ``(weight, 0, 0)`` for a prefix unit, ``(0, F180, F90)`` for the
+    symmetric one.
 
     Both backends give the same result for the same unit, so a run can be resumed on either.
     """
     if isinstance(payload, SymmetricPayload):
         from .symmetric import count_symmetric
 
-        return count_symmetric(payload.n)
+        return (0, *count_symmetric(payload.n))
     prefixes = payload.prefixes
     if payload.backend == "gpu":
         from .gpu import count_prefixes_gpu
 
-        return (count_prefixes_gpu(gpu_batch(prefixes)),)
+        return (count_prefixes_gpu(gpu_batch(prefixes)), 0, 0)
     from .cpu import count_prefixes_cpu
 
-    return (count_prefixes_cpu(prefixes),)
+    return (count_prefixes_cpu(prefixes), 0, 0)
 
 
 class InconsistentCountError(RuntimeError):
@@ -163,11 +166,11 @@ def combine(results: Mapping[str, tuple[int, ...]]) -> tuple[int, int]:
     unique = (total + F180 + 2·F90) / 8. Both divisions must be exact: if not, some unit
     result is wrong and :class:`InconsistentCountError` is raised.
 
-    >>> combine({"u0": (3 * 92,), "sym": (4, 0)})
+    >>> combine({"u0": (3 * 92, 0, 0), "sym": (0, 4, 0)})
     (92, 12)
     """
     weight = sum(r[0] for key, r in results.items() if key != SYMMETRIC_UNIT)
-    f180, f90 = results[SYMMETRIC_UNIT]
+    _, f180, f90 = results[SYMMETRIC_UNIT]
     total, rest = divmod(weight, 3)
     orbits = total + f180 + 2 * f90
     if rest or orbits % 8 or f90 > f180 or f180 > total:
