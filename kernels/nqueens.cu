@@ -75,18 +75,8 @@ __host__ __device__ inline int nq_popc(nq_u32 x) {
 #endif
 }
 
-// Shared-memory layout of one thread's search: `slots` saved row states of 4 words, then the
-// queens of rows base..n-2, one word each. Consecutive slots (rows) of one thread are
-// NQ_SLOT_STEP (NQ_POS_STEP) words apart: on the device the 32 lanes of a warp interleave,
-// on the host a thread's words are contiguous.
-#ifdef __CUDA_ARCH__
-#define NQ_SLOT_STEP 128
-#define NQ_POS_STEP 32
-#else
-#define NQ_SLOT_STEP 4
-#define NQ_POS_STEP 1
-#endif
-
+// Shared-memory layout of one thread's search: saved row states of 4 words (slot 0: the
+// sentinel), then the queen of each row base..n-2, one word each (nq_thread_memory).
 // Saved-state slots a search from row `base` needs: one per row base..n-2, plus the sentinel.
 __host__ __device__ inline int nq_slots(int n, int base) {
     return n - base;
@@ -97,27 +87,86 @@ __host__ __device__ inline int nq_thread_words(int n, int base) {
     return 4 * nq_slots(n, base) + (n - 1 - base);
 }
 
-// This thread's slots and queen words inside `memory`. Device: `memory` is the block's
-// dynamic shared memory, split into one region per warp in which the lanes interleave (the
-// 32 lanes hit 32 banks). Host: `memory` is this thread's own nq_thread_words(n, base) words.
+// Addresses of this thread's memory. Device: 32-bit shared-window byte addresses, so that
+// a slot or a row is one IMAD or an immediate offset away and every access is one
+// LDS/STS; the block's dynamic shared memory is split into one region per warp in which
+// the 32 lanes interleave (32 different banks). Host: plain pointers into the thread's own
+// nq_thread_words(n, base) words.
+#ifdef __CUDA_ARCH__
+typedef nq_u32 nq_addr;
+#define NQ_SLOT_BYTES 512   // 32 lanes x 16 bytes
+#define NQ_ROW_BYTES 128    // 32 lanes x 4 bytes
+#else
+typedef nq_u32* nq_addr;
+#define NQ_SLOT_BYTES 4     // in words on the host
+#define NQ_ROW_BYTES 1
+#endif
+
 struct NqMemory {
-    nq_u32* slots;
-    nq_u32* queens;
+    nq_addr slots;   // slot k at slots + k * NQ_SLOT_BYTES (4 words)
+    nq_addr queens;  // the queen of row r (base <= r <= n-2) at queens + (r - base) * NQ_ROW_BYTES
 };
 
 __host__ __device__ inline NqMemory nq_thread_memory(nq_u32* memory, int n, int base, int thread) {
     const int slots = nq_slots(n, base);
     NqMemory m;
 #ifdef __CUDA_ARCH__
-    nq_u32* region = memory + (thread >> 5) * 32 * nq_thread_words(n, base);
-    m.slots = region + (thread & 31) * 4;
-    m.queens = region + 32 * 4 * slots + (thread & 31);
+    const nq_u32 region = (nq_u32)__cvta_generic_to_shared(memory) + (thread >> 5) * 32 * 4 * nq_thread_words(n, base);
+    m.slots = region + (thread & 31) * 16;
+    m.queens = region + slots * NQ_SLOT_BYTES + (thread & 31) * 4;
 #else
     (void)thread;
     m.slots = memory;
     m.queens = memory + 4 * slots;
 #endif
     return m;
+}
+
+// One word, and four words if `p` (predicated: no branch on the device).
+__host__ __device__ inline void nq_store(nq_addr at, nq_u32 v) {
+#ifdef __CUDA_ARCH__
+    asm volatile("st.shared.u32 [%0], %1;" ::"r"(at), "r"(v) : "memory");
+#else
+    *at = v;
+#endif
+}
+
+__host__ __device__ inline nq_u32 nq_load(nq_addr at) {
+#ifdef __CUDA_ARCH__
+    nq_u32 v;
+    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(at) : "memory");
+    return v;
+#else
+    return *at;
+#endif
+}
+
+__host__ __device__ inline void nq_store4_if(bool p, nq_addr at, nq_u32 a, nq_u32 b, nq_u32 c, nq_u32 d) {
+#ifdef __CUDA_ARCH__
+    asm volatile("{ .reg .pred q; setp.ne.u32 q, %0, 0; @q st.shared.v4.u32 [%1], {%2, %3, %4, %5}; }"
+                 ::"r"((nq_u32)p), "r"(at), "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
+#else
+    if (p) {
+        at[0] = a;
+        at[1] = b;
+        at[2] = c;
+        at[3] = d;
+    }
+#endif
+}
+
+__host__ __device__ inline void nq_load4_if(bool p, nq_addr at, nq_u32& a, nq_u32& b, nq_u32& c, nq_u32& d) {
+#ifdef __CUDA_ARCH__
+    asm("{ .reg .pred q; setp.ne.u32 q, %4, 0; @q ld.shared.v4.u32 {%0, %1, %2, %3}, [%5]; }"
+                 : "+r"(a), "+r"(b), "+r"(c), "+r"(d) : "r"((nq_u32)p), "r"(at) : "memory");
+#else
+    if (p) {
+        a = at[0];
+        b = at[1];
+        c = at[2];
+        d = at[3];
+    }
+#endif
 }
 
 // The next work item for this thread. Device: one global atomic counter shared by the grid.
@@ -174,26 +223,29 @@ struct NqPrefixes {
 };
 
 // One thread's search: its memory, the current item's rules and leaf data, the current row.
+// `down` always holds the columns past n-1 too (~mask): they are never free, and
+// popc(down) = row + 32 - n, which is 31 exactly on the last row for every n. Rows below
+// are written r' = r + 32 - n ("shifted rows").
 struct NqSearch {
     // board and memory
     int n;
     int base;          // the first row this thread searches: mark + split
     nq_u32 mask;
-    nq_u32* slots;     // saved state k at slots[k * NQ_SLOT_STEP + 0..3]; slot 0: the sentinel
-    nq_u32* queens;    // the queen of row r (base <= r <= n-2) at queens[(r - base) * NQ_POS_STEP]
-    nq_u32* top;       // the next free slot
+    nq_addr slots;     // saved state k at slots + k * NQ_SLOT_BYTES; slot 0: the sentinel
+    nq_addr queens;    // the queen of shifted row r' at queens + r' * NQ_ROW_BYTES
+    nq_addr top;       // the next free slot
     // the current work item
     long long p;       // its prefix
     nq_u64 weight;     // its weight so far
 #ifdef NQ_COUNT_NODES
     nq_u64 nodes;
 #endif
-    // rules for the child of row `row`: rows with (unsigned)(row - lo1) > span forbid the
-    // columns of `outside` (and everything off the board); at row b2m1 the child must take
-    // an edge column of `edges` that is still unused, if there is one (case S)
+    // rules for the child of shifted row r': if (unsigned)(r' - lo1) > span the child may not
+    // use the columns of `outside`; at r' == b2m1 it must take an edge column of `edges`
+    // that is still unused, if there is one (case S)
     int lo1;
     nq_u32 span;
-    nq_u32 outside;    // ~mask | the forbidden columns
+    nq_u32 outside;
     int b2m1;
     nq_u32 edges;      // case S: both edge columns; case C: 0
     // leaf data, used only at leaves: bits 0-7 B1, 8-15 B2, 16-17 edge queens at distance
@@ -202,24 +254,8 @@ struct NqSearch {
     // the current row
     nq_u32 cand;       // its untried candidates
     nq_u32 left;       // unmasked
-    nq_u32 down;
+    nq_u32 down;       // with ~mask
     nq_u32 right;
-
-    __host__ __device__ void save(nq_u32 rest) {
-        top[0] = rest;
-        top[1] = left;
-        top[2] = down;
-        top[3] = right;
-        top += NQ_SLOT_STEP;
-    }
-
-    __host__ __device__ void restore() {
-        top -= NQ_SLOT_STEP;
-        cand = top[0];
-        left = top[1];
-        down = top[2];
-        right = top[3];
-    }
 
     // Weight of the leaf whose last-row queen is `last` (0 if the last-row rule forbids it).
     __host__ __device__ nq_u64 leaf(nq_u32 last) const {
@@ -229,17 +265,17 @@ struct NqSearch {
         const nq_u32 low = (1u << b1) - 1u;
         if (last & (low | (low << (n - b1)))) return 0;  // the last row's rule (case S)
         int k = 1 + (int)((leafinfo >> 16) & 3u) + (last == (1u << b2));
-        if (leafinfo & (1u << 19)) k += queens[(b1 - base) * NQ_POS_STEP] == (1u << (n - 1));
-        if (leafinfo & (1u << 20)) k += queens[(b2 - base) * NQ_POS_STEP] == 1u;
+        if (leafinfo & (1u << 19)) k += nq_load(queens + (b1 + 32 - n) * NQ_ROW_BYTES) == (1u << (n - 1));
+        if (leafinfo & (1u << 20)) k += nq_load(queens + (b2 + 32 - n) * NQ_ROW_BYTES) == 1u;
         return nq_leaf_weight(k);
     }
 
-    // Free squares of the child of row `row` whose masks are l, d, r (the loop's rules).
-    __host__ __device__ nq_u32 child_free(int row, nq_u32 l, nq_u32 d, nq_u32 r) const {
-        nq_u32 forbid = (nq_u32)(row - lo1) > span ? outside : ~mask;
+    // Free squares of the child of shifted row r whose masks are l, d (with ~mask), rt.
+    __host__ __device__ nq_u32 child_free(int r, nq_u32 l, nq_u32 d, nq_u32 rt) const {
+        nq_u32 forbid = (nq_u32)(r - lo1) > span ? outside : 0u;
         const nq_u32 unused = edges & ~d;
-        if (row == b2m1 && unused != 0) forbid = ~unused;  // row B2 takes the unused edge
-        return ~(l | d | r | forbid);
+        if (r == b2m1 && unused != 0) forbid = ~unused;  // row B2 takes the unused edge
+        return ~(l | d | rt | forbid);
     }
 
     // Load work item `item` (rules, the split rows' queens, row base's state). Returns false
@@ -261,35 +297,35 @@ struct NqSearch {
         const bool corner = (rule & NQ_RULE_CORNER) != 0;
         const int b1 = (int)(rule & 0xffu);
         const int b2 = n - 1 - b1;
+        const int shift = 32 - n;
         p = index;
         weight = 0;
 #ifdef NQ_COUNT_NODES
         nodes = 0;
 #endif
         int known = (int)((rule >> NQ_RULE_KNOWN_SHIFT) & 3u);
-        if (corner) {
-            lo1 = b1 - 1;  // rows below B1 may not use column 1
+        lo1 = b1 - 1 + shift;  // the child rows from B1 on are inside the range
+        if (corner) {          // rows below B1 may not use column 1
             span = 64;
-            outside = ~mask | 2u;
+            outside = b1 == 0 ? 0u : 2u;  // b1 = 0: the plain search, no rule at all
             b2m1 = -1;
             edges = 0;
             leafinfo = 1u << 18;
-        } else {
-            lo1 = b1 - 1;  // rows B1..B2 may use an edge column, the others not
+        } else {               // rows B1..B2 may use an edge column, the others not
             span = (nq_u32)(b2 - b1);
             edges = (1u << (n - 1)) | 1u;
-            outside = ~mask | edges;
-            b2m1 = b2 - 1;
+            outside = edges;
+            b2m1 = b2 - 1 + shift;
             leafinfo = (nq_u32)b1 | ((nq_u32)b2 << 8) | (b1 >= base ? 1u << 19 : 0u) |
                        (b2 >= base ? 1u << 20 : 0u);
         }
         left = rec[0];
-        down = rec[1];
+        down = rec[1] | ~mask;
         right = rec[2];
-        top = slots + NQ_SLOT_STEP;
+        top = slots + NQ_SLOT_BYTES;
         int row = set.mark;
         for (int k = 0; k < set.split; ++k, ++row) {  // the item's queens in rows mark..base-1
-            nq_u32 free = child_free(row - 1, left, down, right);
+            nq_u32 free = child_free(row - 1 + shift, left, down, right);
             const int rank = k == 0 ? first : second;
             for (int j = 0; j < rank && free != 0; ++j) free &= free - 1u;
             if (free == 0) return false;
@@ -305,28 +341,26 @@ struct NqSearch {
             right = (right | bit) >> 1;
         }
         if (!corner) leafinfo |= (nq_u32)known << 16;
-        if (corner && b1 == 0) {  // plain search: no rule at all
-            lo1 = -1;
-            outside = ~mask;
-        }
-        cand = child_free(base - 1, left, down, right);
+        cand = child_free(base - 1 + shift, left, down, right);
         return cand != 0;
     }
 
-    // One iteration: a leaf or the end of the item (rare), else try one candidate of row
-    // popc(down), descend if it has a child row, and otherwise stay on the row or restore.
-    // Returns the NqStep flags of what was done (1 on the device; NQ_STEP_END when the item
-    // is finished, which is 0 there too so that the caller's loop sees it).
+    // One iteration: a leaf or the end of the item (rare), else try one candidate of the
+    // current row, descend if it has a child row, and otherwise stay on the row or restore
+    // the top saved row. Straight-line code on the device: the descent is selects, the
+    // save and the restore are predicated, so the lanes of a warp stay together.
+    // Returns the NqStep flags of what was done (on the device 1), 0 when the item is done.
     __host__ __device__ int step() {
-        const int row = nq_popc(down);
-        if (row == n - 1) {  // rare: the last row's queen, or the sentinel
+        const int row = nq_popc(down);  // shifted: 31 on the last row
+        if (row == 31) {  // rare: the last row's queen, or the sentinel
             if (cand == 0) return 0;
             const nq_u64 w = leaf(cand);
             weight += w;
 #ifdef NQ_COUNT_NODES
             nodes += w != 0;
 #endif
-            restore();
+            top -= NQ_SLOT_BYTES;
+            nq_load4_if(true, top, cand, left, down, right);
             return NQ_DID(NQ_STEP_LEAF);
         }
         const nq_u32 b = cand & (0u - cand);
@@ -337,26 +371,26 @@ struct NqSearch {
         const nq_u32 next_left = (left | b) << 1;
         const nq_u32 next_right = (right | b) >> 1;
         const nq_u32 next_down = down | b;
-        const nq_u32 free = child_free(row, next_left, next_down, next_right);
-        queens[(row - base) * NQ_POS_STEP] = b;
-        if (free != 0) {
-            int did = NQ_STEP_TRY | NQ_STEP_PUSH;
-            if (rest != 0) {
-                save(rest);
-                did |= NQ_STEP_SAVE;
-            }
-            cand = free;
+        nq_u32 forbid = (nq_u32)(row - lo1) > span ? outside : 0u;
+        const nq_u32 unused = edges & ~next_down;
+        if (row == b2m1 && unused != 0) forbid = ~unused;  // row B2 takes the unused edge
+        const nq_u32 free = ~(next_left | next_right | next_down | forbid);
+        nq_store(queens + row * NQ_ROW_BYTES, b);
+        const bool push = free != 0;
+        const bool save = push && rest != 0;
+        const bool back = !push && rest == 0;
+        nq_store4_if(save, top, rest, left, down, right);
+        if (save) top += NQ_SLOT_BYTES;
+        if (back) top -= NQ_SLOT_BYTES;
+        if (push) {
             left = next_left;
             down = next_down;
             right = next_right;
-            return NQ_DID(did);
         }
-        if (rest != 0) {
-            cand = rest;
-            return NQ_DID(NQ_STEP_TRY);
-        }
-        restore();
-        return NQ_DID(NQ_STEP_TRY | NQ_STEP_RESTORE);
+        cand = push ? free : rest;
+        nq_load4_if(back, top, cand, left, down, right);
+        return NQ_DID(NQ_STEP_TRY | (push ? NQ_STEP_PUSH : 0) | (save ? NQ_STEP_SAVE : 0) |
+                      (back ? NQ_STEP_RESTORE : 0));
     }
 };
 
@@ -377,8 +411,7 @@ struct NqWorker {
     NqSearch s;
     NqSums sums;
 
-    __host__ __device__ void start(const NqPrefixes& set_, nq_u64* counter_, nq_u32* slots, nq_u32* queens,
-                                   nq_u64* each_) {
+    __host__ __device__ void start(const NqPrefixes& set_, nq_u64* counter_, NqMemory memory, nq_u64* each_) {
         set = set_;
         counter = counter_;
         each = each_;
@@ -387,15 +420,13 @@ struct NqWorker {
         s.n = set.n;
         s.base = set.mark + set.split;
         s.mask = (nq_u32)((1ull << set.n) - 1ull);
-        s.slots = slots;
-        s.queens = queens;
-        s.slots[0] = 0u;                             // the sentinel: cand 0 and row n-1
-        s.slots[1] = 0u;
-        s.slots[2] = (1u << (set.n - 1)) - 1u;
-        s.slots[3] = 0u;
+        s.slots = memory.slots;
+        s.queens = memory.queens - (s.base + 32 - set.n) * NQ_ROW_BYTES;  // indexed by shifted rows
+        // the sentinel: cand 0 on a row with popc(down) = 31
+        nq_store4_if(true, s.slots, 0u, 0u, 0x7fffffffu, 0u);
         s.cand = 0;
-        s.down = s.slots[2];
-        s.top = s.slots + NQ_SLOT_STEP;
+        s.down = 0x7fffffffu;
+        s.top = s.slots + NQ_SLOT_BYTES;
         s.weight = 0;
         s.p = -1;
 #ifdef NQ_COUNT_NODES
@@ -437,7 +468,7 @@ struct NqWorker {
 __host__ __device__ inline NqSums nq_run_thread(const NqPrefixes& set, nq_u64* counter, NqMemory memory,
                                                 nq_u64* each) {
     NqWorker w;
-    w.start(set, counter, memory.slots, memory.queens, each);
+    w.start(set, counter, memory, each);
     if (w.next_item() == NQ_STEP_DONE) return w.sums;
     for (;;) {
         if (w.s.step() != 0) continue;

@@ -27,7 +27,7 @@ void emulate(int grid, int block, int n, int mark, int split, long long count, c
     std::vector<int> live;
     for (int t = 0; t < threads; ++t) {
         const NqMemory m = nq_thread_memory(&memory[(size_t)t * words], n, mark + split, t);
-        workers[t].start(set, counter, m.slots, m.queens, each);
+        workers[t].start(set, counter, m, each);
         if (workers[t].next_item() != NQ_STEP_DONE) live.push_back(t);
     }
     while (!live.empty()) {  // one iteration of every live thread per round
