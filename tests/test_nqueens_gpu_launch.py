@@ -102,11 +102,11 @@ def test_node_counting_build(fake_gpu):
 
 def test_large_stacks_opt_in_to_more_shared_memory(fake_gpu):
     kernel = gpu._module(False).get_function("nqueens_count")
-    shared = gpu._prepare_kernel(kernel, 20, 2, 1024)  # 136 bytes a thread: 136 KiB a block
-    assert shared == 1024 * gpu.stack_bytes_per_thread(20, 2) > 48 * 1024
+    shared = gpu._prepare_kernel(kernel, 20, 2, 256)  # 356 bytes a thread: 89 KiB a block
+    assert shared == 256 * gpu.stack_bytes_per_thread(20, 2) > 48 * 1024
     assert kernel.max_dynamic_shared_size_bytes == shared
     with pytest.raises(ValueError, match="shared memory"):
-        gpu._prepare_kernel(kernel, 32, 2, 1024)  # 232 KiB: beyond the opt-in limit
+        gpu._prepare_kernel(kernel, 32, 2, 1024)  # 596 KiB: beyond the opt-in limit
 
 
 def test_automatic_split_on_the_gpu_path(fake_gpu, monkeypatch):
@@ -126,16 +126,17 @@ def test_the_fake_rejects_a_wrong_argument_type(fake_gpu):
     sums = fake_gpu.zeros(2, dtype=np.uint64)
     records, counter = fake_gpu.zeros(4, dtype=np.uint32), fake_gpu.zeros(1, dtype=np.uint64)
     head = (np.int32(8), np.int32(2), np.int32(0))
-    kernel((1,), (32,), (*head, np.int64(0), records, counter, sums), shared_mem=32 * 40)
+    shared = 32 * gpu.stack_bytes_per_thread(8, 2)
+    kernel((1,), (32,), (*head, np.int64(0), records, counter, sums), shared_mem=shared)
     with pytest.raises(LaunchError, match="argument 0"):
-        kernel((1,), (32,), (8, *head[1:], np.int64(0), records, counter, sums), shared_mem=32 * 40)
+        kernel((1,), (32,), (8, *head[1:], np.int64(0), records, counter, sums), shared_mem=shared)
     with pytest.raises(LaunchError, match="argument 4"):
-        kernel((1,), (32,), (*head, np.int64(0), counter, counter, sums), shared_mem=32 * 40)
+        kernel((1,), (32,), (*head, np.int64(0), counter, counter, sums), shared_mem=shared)
     with pytest.raises(LaunchError, match="split"):
-        kernel((1,), (32,), (*head[:2], np.int32(6), np.int64(0), records, counter, sums), shared_mem=32 * 40)
+        kernel((1,), (32,), (*head[:2], np.int32(6), np.int64(0), records, counter, sums), shared_mem=shared)
     with pytest.raises(LaunchError, match="counter"):
         counter[0] = 5  # a counter left over from an earlier launch
-        kernel((1,), (32,), (*head, np.int64(1), records, counter, sums), shared_mem=32 * 40)
+        kernel((1,), (32,), (*head, np.int64(1), records, counter, sums), shared_mem=shared)
 
 
 def test_gpu_run_interrupted_and_resumed_on_the_cpu(fake_gpu, monkeypatch, tmp_path):

@@ -71,20 +71,21 @@ int main(int argc, char** argv) {
         return 2;
     }
     std::vector<nq_u64> weights(in.count);
-    nq_u32 stack[2 * NQ_MAX_N];
+    nq_u32 memory[5 * NQ_MAX_N];  // at least nq_thread_words(n, mark + split)
+    const NqMemory mem = nq_thread_memory(memory, n, mark + split, 0);
 #ifdef NQ_COUNT_NODES
     // node counts are only summed by a worker: count prefix by prefix here
     std::vector<nq_u64> nodes(in.count);
     for (unsigned long long p = 0; p < in.count; ++p) {
         const NqPrefixes one = nq_prefixes(n, mark, split, 1, &in.records[p * NQ_RECORD_WORDS]);
         nq_u64 counter = 0;
-        nodes[p] = nq_run_thread(one, &counter, stack, 1, &weights[p]).nodes;
+        nodes[p] = nq_run_thread(one, &counter, mem, &weights[p]).nodes;
     }
 #else
     // one worker over all prefixes, as a GPU thread runs it when it is alone in the grid
     const NqPrefixes set = nq_prefixes(n, mark, split, (long long)in.count, in.records.data());
     nq_u64 counter = 0;
-    nq_run_thread(set, &counter, stack, 1, weights.data());
+    nq_run_thread(set, &counter, mem, weights.data());
 #endif
     std::FILE* f = std::fopen(argv[2], "wb");
     bool ok = f && write_array(f, weights);

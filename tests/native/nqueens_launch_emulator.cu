@@ -21,13 +21,14 @@ void emulate(int grid, int block, int n, int mark, int split, long long count, c
              nq_u64* counter, nq_u64* block_sums, nq_u64* each) {
     const NqPrefixes set = nq_prefixes(n, mark, split, count, records);
     const int threads = grid * block;
-    const int words = nq_stack_words(n, mark);
-    std::vector<nq_u32> stacks((size_t)threads * (words > 0 ? words : 1));
+    const int words = nq_thread_words(n, mark + split);
+    std::vector<nq_u32> memory((size_t)threads * words);
     std::vector<NqWorker> workers(threads);
-    std::vector<int> live(threads);
+    std::vector<int> live;
     for (int t = 0; t < threads; ++t) {
-        workers[t].start(set, counter, &stacks[(size_t)t * (words > 0 ? words : 1)], 1, each);
-        live[t] = t;
+        const NqMemory m = nq_thread_memory(&memory[(size_t)t * words], n, mark + split, t);
+        workers[t].start(set, counter, m, each);
+        if (workers[t].next_item() != NQ_STEP_DONE) live.push_back(t);
     }
     while (!live.empty()) {  // one iteration of every live thread per round
         size_t kept = 0;

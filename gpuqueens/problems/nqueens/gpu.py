@@ -46,9 +46,16 @@ def choose_split(n: int, mark: int, count: int) -> int:
 _COUNT_NODES_FLAG = "-DNQ_COUNT_NODES"
 
 
-def stack_bytes_per_thread(n: int, mark: int) -> int:
-    """Shared memory one thread's search stack needs: two 32-bit words per row mark..n-2."""
-    return 2 * max(0, n - 1 - mark) * 4
+def stack_bytes_per_thread(n: int, mark: int, split: int = 0) -> int:
+    """Shared memory one thread's search needs (``nq_thread_words`` in the kernel): a 16-byte
+    saved state per row base..n-2 plus the sentinel, and the queen of each row base..n-2,
+    where base = mark + split.
+
+    >>> stack_bytes_per_thread(20, 5, 2)
+    256
+    """
+    base = mark + split
+    return 4 * (4 * (n - base) + (n - 1 - base))
 
 
 def kernel_options(count_nodes: bool = False) -> tuple[str, ...]:
@@ -87,15 +94,15 @@ def _check_block_size(block_size: int) -> int:
     return block_size
 
 
-def _prepare_kernel(kernel, n: int, mark: int, block_size: int) -> int:
+def _prepare_kernel(kernel, n: int, mark: int, block_size: int, split: int = 0) -> int:
     """Dynamic shared memory bytes for one launch; raises if the device cannot give them."""
     _, _, default, optin = _device_limits()
-    shared = block_size * stack_bytes_per_thread(n, mark)
+    shared = block_size * stack_bytes_per_thread(n, mark, split)
     static = int(kernel.shared_size_bytes)
     if shared + static > optin:
         raise ValueError(
             f"the search stack needs {shared} bytes of shared memory per block "
-            f"(n={n}, mark={mark}, block_size={block_size}) plus {static} static, but the device "
+            f"(n={n}, mark={mark}, split={split}, block_size={block_size}) plus {static} static, but the device "
             f"allows at most {optin}; use a smaller block_size or a deeper mark"
         )
     if shared + static > default:  # beyond the portable 48 KiB: opt in explicitly
@@ -157,7 +164,7 @@ def sum_prefixes_gpu(
     import cupy
 
     kernel = _module(count_nodes).get_function("nqueens_count")
-    shared = _prepare_kernel(kernel, prefixes.n, prefixes.mark, block_size)
+    shared = _prepare_kernel(kernel, prefixes.n, prefixes.mark, block_size, split)
     items = prefixes.n ** split
     max_grid = _grid_size(min(len(prefixes), BATCH_PREFIXES) * items, block_size)
     block_sums = cupy.zeros(words * max_grid, dtype=cupy.uint64)
@@ -180,7 +187,7 @@ def _weigh_each_gpu(prefixes: Prefixes, block_size: int, split: int) -> np.ndarr
     import cupy
 
     kernel = _module(False).get_function("nqueens_count_each")
-    shared = _prepare_kernel(kernel, prefixes.n, prefixes.mark, block_size)
+    shared = _prepare_kernel(kernel, prefixes.n, prefixes.mark, block_size, split)
     for start, stop, records, counter in _batches(prefixes):
         count = stop - start
         batch = cupy.zeros(count, dtype=cupy.uint64)
