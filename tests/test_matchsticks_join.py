@@ -57,3 +57,19 @@ def test_table_progress_bar_only_when_asked(capsys):
     shown = gpuqueens.matchstick_table(3, 3, backend="cpu", progress=True)
     assert "3×3 table, round 1" in capsys.readouterr().err
     assert shown.rows == quiet.rows
+
+
+def test_a_round_at_a_level_past_4096_counts_no_incompatible_pair():
+    # Incompatible centre horizontals add a penalty that must exceed the level; a fixed
+    # 4096 let such pairs through once S + 2R could pass it (long grids).
+    from gpuqueens.problems.matchsticks.grid import stick_count
+    from gpuqueens.problems.matchsticks.join import (centre_patterns, join_centre, merge_fewest,
+                                                     prepare_round)
+
+    h, w = 2, 3
+    everything = range(square_count(h, w) + 1)
+    rnd = prepare_round(h, w, {q: stick_count(h, w) for q in everything}, 5000, JoinStats())
+    found = {}
+    for C in centre_patterns(h):
+        merge_fewest(found, join_centre(rnd, C, JoinStats()))
+    assert [(q, *found.get(q, (None, 0))) for q in everything] == brute_table(h, w, everything)

@@ -20,26 +20,29 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["UnitSquareBound", "INFINITE"]
-
-#: "Not reachable"; removals are at most E <= 2·8·9 < 255, stored as uint8.
-INFINITE = 255
+__all__ = ["UnitSquareBound"]
 
 
 class UnitSquareBound:
     """``after(p)[σ, X]``: fewest removals after sweep point p (points numbered column-major).
 
-    X runs over 0..max_slack (clipped to h·w, where f stops changing).
+    X runs over 0..max_slack (clipped to h·w, where f stops changing). A value of
+    ``unreachable`` (E + 1, more than any removal count) marks a state that cannot finish.
+    The tables use the narrowest unsigned type that holds E + 1 (uint8 up to E = 254).
     """
 
     def __init__(self, h: int, w: int, max_slack: int):
         self.h, self.w = h, w
         self.max_slack = min(max_slack, h * w)
         self.states = 1 << (2 * h + 2)
+        self.unreachable = h * (w + 1) + w * (h + 1) + 1
+        if self.unreachable >= 2**31 - 2:
+            raise ValueError(f"{h}×{w}: too many sticks for the unit-square bound")
+        self.dtype = np.min_scalar_type(self.unreachable)
         width = self.max_slack + 1
         points = (h + 1) * (w + 1)
         tables: list[np.ndarray] = [np.empty(0)] * (points + 1)  # tables[p + 1] = after(p)
-        last = np.full((self.states, width), INFINITE, dtype=np.uint8)
+        last = np.full((self.states, width), self.unreachable, dtype=self.dtype)
         last[0] = 0  # the sweep ends with every frontier stick absent and nothing open
         tables[points] = last
         for p in range(points - 1, -1, -1):
@@ -67,7 +70,9 @@ class UnitSquareBound:
         units = sigma >> (h + 2)
         left = (frontier >> i) & 1
         has_down, has_right = i < h, j < w
-        best = np.full(following.shape, INFINITE, dtype=np.int16)
+        never = self.unreachable
+        # int32 for the sums: a stored value (<= E + 1) plus the sticks lost here (<= 2).
+        best = np.full(following.shape, never, dtype=np.int32)
         for right in (0, 1) if has_right else (0,):
             for down in (0, 1) if has_down else (0,):
                 valid = (left + up + down + right) != 1
@@ -83,11 +88,11 @@ class UnitSquareBound:
                 new_up = down if has_down else 0
                 target = new_frontier | (new_up << (h + 1)) | (new_units << (h + 2))
                 lost = (has_down and not down) + (has_right and not right)
-                ahead = following[target].astype(np.int16)
+                ahead = following[target].astype(np.int32)
                 # One more unit square completed here: X future squares leave X-1 afterwards.
                 shifted = np.where(closed[:, None] == 1,
-                                   np.concatenate([np.full((self.states, 1), INFINITE, np.int16),
+                                   np.concatenate([np.full((self.states, 1), never, np.int32),
                                                    ahead[:, :-1]], axis=1), ahead)
-                cost = np.where(valid[:, None], shifted + lost, INFINITE)
+                cost = np.where(valid[:, None], shifted + lost, never)
                 np.minimum(best, cost, out=best)
-        return np.minimum(best, INFINITE).astype(np.uint8)
+        return np.minimum(best, never).astype(self.dtype)

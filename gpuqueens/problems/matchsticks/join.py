@@ -25,7 +25,8 @@ popcount(X_a & X_b) squares and R = r'_a + r'_b removed sticks.
 
 The join is dense linear algebra. For each C, every group gets a float32 row whose product
 with a row of the other side is popcount(X_a & X_b) + score_a + score_b + penalty, where
-score = s' + 2r' and the penalty (a multiple of 4096, from 2 columns per centre point) is
+score = s' + 2r' and the penalty (a multiple of a power of two above the level, from 2 columns per centre
+point) is
 non-zero exactly when some centre point would have degree 1. One BLAS product per block
 then gives S + 2R for every pair (~1 ns a pair; all values are integers < 2^24, exact).
 
@@ -228,23 +229,32 @@ def _presort(parts: _Parts) -> _Parts:
     return parts
 
 
-#: Penalty for an incompatible pair of centre horizontals; larger than any score bound.
-_BIG = 4096.0
+#: float32 holds every integer below 2^24 exactly, so the levels must stay below it.
+_EXACT_FLOAT32 = 1 << 24
 
 
-def _penalty_table(h: int, C: int | None) -> np.ndarray:
+def _penalty_scale(level: int) -> float:
+    """The penalty unit of a round: a power of two above the level, so that a pair with a
+    penalty never passes the cut ``value <= level`` (float32 rounding of sums of
+    non-negative terms never falls below a representable power of two they exceed)."""
+    if level >= _EXACT_FLOAT32:
+        raise ValueError(f"level {level} of the centre join is beyond float32's exact integers")
+    return float(1 << max(12, level.bit_length()))
+
+
+def _penalty_table(h: int, C: int | None, big: float = 0.0) -> np.ndarray:
     """Feature columns per value of H; products of a left and a right row give the penalty.
 
-    A multiple of _BIG when a centre point would have degree 1: with v vertical centre
+    A multiple of ``big`` when a centre point would have degree 1: with v vertical centre
     sticks at point i, v = 1 needs H_a[i] or H_b[i], v = 0 needs H_a[i] == H_b[i].
-    ``C=None``: the left rows (independent of C).
+    ``C=None``: the left rows (independent of C), scaled by ``big``; the right rows are 0/1.
     """
     values = np.arange(1 << (h + 1))
     table = np.zeros((len(values), 2 * (h + 1)), dtype=np.float32)
     for i in range(h + 1):
         bit = ((values >> i) & 1).astype(np.float32)
         if C is None:
-            table[:, 2 * i], table[:, 2 * i + 1] = _BIG * (1 - bit), _BIG * bit
+            table[:, 2 * i], table[:, 2 * i + 1] = big * (1 - bit), big * bit
             continue
         vertical = (i >= 1 and (C >> (i - 1)) & 1) + (i < h and (C >> i) & 1)
         if vertical == 1:      # (1 - H_a)(1 - H_b)
@@ -344,7 +354,7 @@ def prepare_round(h, w, caps: dict[int, int], level: int, stats: JoinStats,
         cap[q] = c
     stats.sweep_seconds += time.perf_counter() - begin
     return _Round(h, w, dict(caps), level, left, right, symmetric, primes, primes_list, cap,
-                  _penalty_table(h, None))
+                  _penalty_table(h, None, _penalty_scale(level)))
 
 
 def join_centre(rnd: _Round, C: int, stats: JoinStats) -> dict[int, tuple[int, int]]:

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .grid import mirror_pattern, orient, square_count, stick_count
-from .bounds import INFINITE, UnitSquareBound
+from .bounds import UnitSquareBound
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 
 __all__ = ["KeyLayout", "SweepStats", "sweep", "table_rows", "count_exact", "MAX_EXACT_SHORT_SIDE"]
@@ -170,8 +170,8 @@ def _thresholds(fewest_after: np.ndarray, caps: dict[int, int] | None, max_squar
     Table mode: ``max over S' >= s of caps[S'] - fewest_after[σ, S' - s]``; exact mode: the
     same with the single target (S, R).
     """
+    # An unreachable state holds E + 1, more than any cap: its threshold is negative.
     fewest = fewest_after.astype(np.int64)
-    fewest[fewest_after == INFINITE] = 1 << 20
     slack_top = fewest.shape[1] - 1
     targets = {max_squares: max_removed} if caps is None else caps
     out = np.full((fewest.shape[0], max_squares + 1), -1, dtype=np.int64)
