@@ -2,7 +2,7 @@
 
 import pytest
 
-from gpuqueens.problems.matchsticks.squares import table_rows
+from gpuqueens.problems.matchsticks.sweep import table_rows_by_sweep as table_rows
 from gpuqueens.problems.matchsticks.transfer import count_by_removed
 
 
