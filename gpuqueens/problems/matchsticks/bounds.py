@@ -18,9 +18,11 @@ r for the open unit square whose bottom-left or top-left corner lies in the fron
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-__all__ = ["UnitSquareBound"]
+__all__ = ["UnitSquareBound", "unit_square_bound"]
 
 
 class UnitSquareBound:
@@ -36,9 +38,10 @@ class UnitSquareBound:
         self.max_slack = min(max_slack, h * w)
         self.states = 1 << (2 * h + 2)
         self.unreachable = h * (w + 1) + w * (h + 1) + 1
-        if self.unreachable >= 2**31 - 2:
-            raise ValueError(f"{h}×{w}: too many sticks for the unit-square bound")
         self.dtype = np.min_scalar_type(self.unreachable)
+        # the backward step adds up to 2 lost sticks to a stored value: a signed type that
+        # holds unreachable + 2
+        self._work = np.min_scalar_type(-(self.unreachable + 3))
         width = self.max_slack + 1
         points = (h + 1) * (w + 1)
         tables: list[np.ndarray] = [np.empty(0)] * (points + 1)  # tables[p + 1] = after(p)
@@ -70,9 +73,8 @@ class UnitSquareBound:
         units = sigma >> (h + 2)
         left = (frontier >> i) & 1
         has_down, has_right = i < h, j < w
-        never = self.unreachable
-        # int32 for the sums: a stored value (<= E + 1) plus the sticks lost here (<= 2).
-        best = np.full(following.shape, never, dtype=np.int32)
+        never, work = self.unreachable, self._work
+        best = np.full(following.shape, never, dtype=work)
         for right in (0, 1) if has_right else (0,):
             for down in (0, 1) if has_down else (0,):
                 valid = (left + up + down + right) != 1
@@ -88,11 +90,20 @@ class UnitSquareBound:
                 new_up = down if has_down else 0
                 target = new_frontier | (new_up << (h + 1)) | (new_units << (h + 2))
                 lost = (has_down and not down) + (has_right and not right)
-                ahead = following[target].astype(np.int32)
+                ahead = following[target].astype(work)
                 # One more unit square completed here: X future squares leave X-1 afterwards.
                 shifted = np.where(closed[:, None] == 1,
-                                   np.concatenate([np.full((self.states, 1), never, np.int32),
+                                   np.concatenate([np.full((self.states, 1), never, work),
                                                    ahead[:, :-1]], axis=1), ahead)
                 cost = np.where(valid[:, None], shifted + lost, never)
                 np.minimum(best, cost, out=best)
         return np.minimum(best, never).astype(self.dtype)
+
+
+@functools.lru_cache(maxsize=2)
+def unit_square_bound(h: int, w: int, max_slack: int) -> UnitSquareBound:
+    """A shared :class:`UnitSquareBound` (read only): every round of a puzzle table asks for
+    the same one (the table clears this cache when it ends). A bound with a larger
+    ``max_slack`` also answers every smaller slack (column X depends on columns <= X only).
+    """
+    return UnitSquareBound(h, w, max_slack)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bounds import UnitSquareBound
+from .bounds import unit_square_bound
 from .keys import ONE, U64, KeyLayout
 from .sweep import MAX_ENTRIES, step_point
 
@@ -136,9 +136,11 @@ def _decode(h, w, state, layout, mirrored) -> Parts:
 
 
 def half_parts(h: int, w: int, caps: dict[int, int], primes: np.ndarray,
-               max_entries: int = MAX_ENTRIES) -> tuple[Parts, Parts, int]:
+               max_entries: int = MAX_ENTRIES, slack: int = 0) -> tuple[Parts, Parts, int]:
     """The parts of the left and the right half of an h×w grid (h <= w) for one round:
-    ``caps`` maps each S asked to the most sticks removed that count for it.
+    ``caps`` maps each S asked to the most sticks removed that count for it. ``slack``: the
+    unit-square bound is built for at least this many squares (the largest S of the whole
+    table, so that every round shares one bound).
 
     Returns ``(left, right, most live entries)``; for even w the right parts are the left
     ones (``right is left``), read mirrored by the pairing.
@@ -147,7 +149,7 @@ def half_parts(h: int, w: int, caps: dict[int, int], primes: np.ndarray,
         raise ValueError(f"{h}×{w}: {len(crossing_squares(h, w))} squares cross the centre "
                          f"line, more than the {MAX_CROSSING_SQUARES} bits a part keeps")
     max_squares = max(caps)
-    bound = UnitSquareBound(h, w, max_squares)
+    bound = unit_square_bound(h, w, max(max_squares, slack))
     mid = w // 2
     states, layout, live = _half_sweep(h, w, sorted({mid, w - mid}), max_squares, caps, bound,
                                        primes, max_entries)

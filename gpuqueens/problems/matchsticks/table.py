@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ...runner import WorkUnit, run_units
-from .bounds import UnitSquareBound
+from .bounds import unit_square_bound
 from .grid import orient, square_count, stick_count
 from .pairing import JoinStats, Round, centre_patterns, join_centre, prepare_round
 from .sweep import MAX_ENTRIES
@@ -86,7 +86,7 @@ def run_levels(h: int, w: int, wanted: list[int],
     sticks = stick_count(h, w)
     top = square_count(h, w)
     done: dict[int, tuple[int | None, int]] = {q: (None, 0) for q in wanted if q > top}
-    start = UnitSquareBound(h, w, max(wanted)).before_start()
+    start = unit_square_bound(h, w, max(wanted)).before_start()
     lower = {q: int(start[min(q, len(start) - 1)]) for q in wanted if q not in done}
     level = max((q + 2 * lower[q] for q in lower), default=0) + 1
     index = 0
@@ -107,13 +107,14 @@ def run_levels(h: int, w: int, wanted: list[int],
 
 
 def round_units(h: int, w: int, caps: dict[int, int], level: int, index: int,
-                max_entries: int = MAX_ENTRIES) -> list[WorkUnit]:
-    """The units of round ``index`` (level K, caps ``{S: largest R}``), one per centre C."""
+                max_entries: int = MAX_ENTRIES, slack: int = 0) -> list[WorkUnit]:
+    """The units of round ``index`` (level K, caps ``{S: largest R}``), one per centre C.
+    ``slack``: the largest S of the table (every round then shares one unit-square bound)."""
     caps_list = sorted(caps.items())
     return [
         WorkUnit(f"matchstick-table/{h}x{w}/round{index}/C{C:0{h}b}",
                  {"h": h, "w": w, "caps": caps_list, "level": level, "C": C,
-                  "max_entries": max_entries})
+                  "max_entries": max_entries, "slack": slack})
         for C in centre_patterns(h)
     ]
 
@@ -123,15 +124,15 @@ _round_lock = threading.Lock()
 
 @functools.lru_cache(maxsize=1)
 def _prepared(h: int, w: int, caps: tuple[tuple[int, int], ...], level: int,
-              max_entries: int) -> Round:
-    return prepare_round(h, w, dict(caps), level, max_entries)
+              max_entries: int, slack: int) -> Round:
+    return prepare_round(h, w, dict(caps), level, max_entries, slack)
 
 
 def _round_of(payload: Mapping[str, Any]) -> Round:
     caps = tuple((int(q), int(c)) for q, c in payload["caps"])
     with _round_lock:  # threads of one process share one copy of the round's parts
         return _prepared(payload["h"], payload["w"], caps, payload["level"],
-                         payload["max_entries"])
+                         payload["max_entries"], payload["slack"])
 
 
 def solve_round_unit(payload: Mapping[str, Any], stats: JoinStats | None = None) -> tuple[int, ...]:
@@ -172,7 +173,7 @@ def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any]
                                                                      stats=stats)
 
     def run_round(caps: dict[int, int], level: int, index: int) -> dict[int, tuple[int, int]]:
-        units = round_units(h, w, caps, level, index, max_entries)
+        units = round_units(h, w, caps, level, index, max_entries, slack=max(wanted))
         results = run_units(units, solve, job=job, stage=f"round{index}",
                             description=f"{h}×{w} table, round {index}", **run)
         if stats is not None:
@@ -184,5 +185,6 @@ def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any]
 
     try:
         return run_levels(h, w, wanted, run_round)
-    finally:
-        _prepared.cache_clear()  # this process's copy of the last round's parts
+    finally:  # this process's copies of the last round's parts and of the bound
+        _prepared.cache_clear()
+        unit_square_bound.cache_clear()
