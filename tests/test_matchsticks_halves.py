@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from gpuqueens.problems.matchsticks.halves import MAX_CROSSING_SQUARES, crossing_squares, half_parts
+from gpuqueens.problems.matchsticks.sweep import SweepStats
 
 
 def test_crossing_squares_straddle_the_centre_line():
@@ -25,9 +26,11 @@ def test_a_grid_with_more_crossing_squares_than_bits_is_refused():
 def test_even_widths_share_one_side_odd_widths_do_not():
     primes = np.array([2147483647], dtype=np.uint64)
     caps = {q: 30 for q in range(6)}
-    left, right, live = half_parts(3, 4, caps, primes)
-    assert right is left and live >= len(left.r) > 0
-    left, right, _ = half_parts(3, 5, caps, primes)
+    stats = SweepStats()
+    left, right = half_parts(3, 4, caps, primes, stats=stats)
+    assert right is left and stats.max_states >= len(left.r) > 0
+    assert stats.steps == 4 * 2 and stats.entries >= stats.max_states
+    left, right = half_parts(3, 5, caps, primes)
     assert right is not left and len(right.r) > 0
     # parts are ordered by (H, X, r)
     for side in (left, right):

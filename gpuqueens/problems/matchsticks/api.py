@@ -1,4 +1,11 @@
-"""The public matchstick functions: argument checks, backend choice, and the result table."""
+"""The public matchstick functions: argument checks, backend choice, up-front estimates, and
+the result table.
+
+Every call checks its arguments and estimates its memory and time from the sizes
+(:mod:`.costs`) before it builds anything: what cannot fit in memory is refused with a
+``ValueError``, what will take longer than about an hour is announced with a
+:class:`gpuqueens.LongRunWarning`.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +18,10 @@ from dataclasses import dataclass
 
 from ..._checks import check_int
 from ...backends import BACKEND_ENV, BACKENDS, GPUFallbackWarning, resolve_backend
+from .costs import check_cost, exact_cost, table_cost, transfer_cost
 from .grid import check_grid, orient, square_count, stick_count
 from .sweep import MAX_EXACT_SHORT_SIDE, count_exact
-from .table import MAX_JOIN_SHORT_SIDE, entry_limit, table_rows
+from .table import MAX_JOIN_SHORT_SIDE, table_rows
 from .transfer import MAX_TRANSFER_SHORT_SIDE, count_by_removed
 
 __all__ = ["matchsticks", "matchstick_counts", "matchstick_table", "MatchstickTable",
@@ -126,6 +134,8 @@ def _by_removed(m: int, n: int, top: int, backend: str | None) -> list[int]:
     """Problem 1 for R = 0..top, after the size checks and the estimate."""
     backend = resolve_backend(backend)
     _check_transfer_size(m, n, backend)
+    h, w = orient(m, n)
+    check_cost(transfer_cost(h, w, top, backend), stacklevel=3)
     return count_by_removed(m, n, top, xp=_xp(backend))
 
 
@@ -165,6 +175,7 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     if h > MAX_EXACT_SHORT_SIDE:
         raise ValueError(f"{m}×{n}: counting by squares is limited to a shorter side of "
                          f"{MAX_EXACT_SHORT_SIDE} (its state grows ~30x per row); got {h}")
+    check_cost(exact_cost(h, w, removed, squares))
     return count_exact(m, n, removed=removed, squares=squares)
 
 
@@ -222,6 +233,7 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     if h > MAX_JOIN_SHORT_SIDE:
         raise ValueError(f"{m}×{n}: the table is limited to a shorter side of {MAX_JOIN_SHORT_SIDE} "
                          f"(7×7 takes ~10 minutes and ~12 GB of memory); got {h}")
+    check_cost(table_cost(h, w, wanted))
     run = {"checkpoint": checkpoint, "executor": executor, "progress": progress}
-    rows = table_rows(h, w, wanted, run=run, max_entries=entry_limit(h))
+    rows = table_rows(h, w, wanted, run=run)
     return MatchstickTable(m, n, tuple(rows), backend)

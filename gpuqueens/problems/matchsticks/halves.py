@@ -18,20 +18,22 @@ the left, ``w - mid`` for the right), with the (fewest R, count) semiring of the
 :mod:`.pairing` joins the parts of the two sides.
 
 >>> primes = np.array([2147483647], dtype=np.uint64)
->>> left, right, live = half_parts(2, 2, {q: 12 for q in range(6)}, primes)
+>>> left, right = half_parts(2, 2, {q: 12 for q in range(6)}, primes)
 >>> right is left, len(left.r), left.xbits.shape[1]     # 2×2: symmetric, one crossing square
 (True, 5, 1)
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from .bounds import unit_square_bound
 from .keys import ONE, U64, KeyLayout
-from .sweep import MAX_ENTRIES, step_point
+from .costs import live_entry_limit
+from .sweep import SweepStats, step_point, too_many_entries
 
 __all__ = ["Parts", "half_parts", "MAX_CROSSING_SQUARES"]
 
@@ -63,32 +65,30 @@ def crossing_squares(h: int, w: int) -> list[tuple[int, int, int]]:
             for c in range(max(0, mid - u + 1), min(mid, w - u + 1))]
 
 
-def _half_sweep(h, w, stops, max_squares, caps, bound, primes, max_entries):
+def _half_sweep(h, w, stops, max_squares, caps, bound, primes, max_entries, stats):
     """The sweep of :mod:`.sweep` (table mode) over point columns 0..stop-1.
 
-    Returns ``{stop: (keys, removed, counts)}`` for each stop asked, the key layout and
-    the most live entries after a point.
+    Returns ``{stop: (keys, removed, counts)}`` for each stop asked and the key layout.
     """
     layout = KeyLayout(h, w, max_squares)
+    limit = live_entry_limit(max_entries, layout.words, len(primes))
     keys = [np.zeros(1, dtype=U64) for _ in range(layout.words)]
     removed = np.zeros(1, dtype=np.int64)
     counts = np.ones((1, len(primes)), dtype=U64)
-    out, live = {}, 1
+    out = {}
     if 0 in stops:
         out[0] = (keys, removed, counts)
     for j in range(max(stops)):
         for i in range(h + 1):
             keys, removed, counts = step_point(layout, (keys, removed, counts), i, j, bound=bound,
                                                caps=caps, max_squares=max_squares, primes=primes)
-            live = max(live, len(removed))
-            if live > max_entries:
-                raise ValueError(
-                    f"{h}×{w}: a half sweep of the centre join passed {max_entries:,} live "
-                    f"entries at column {j}; this grid is too large for it "
-                    f"(see docs/matchsticks.md, 'Meet in the middle')")
+            if len(removed) > limit:
+                raise too_many_entries(f"{h}×{w}: a half sweep of the centre join (column {j})",
+                                       len(removed), limit, layout.words, len(primes))
+            stats.add(len(removed))
         if j + 1 in stops:
             out[j + 1] = (keys, removed, counts)
-    return out, layout, live
+    return out, layout
 
 
 def _decode(h, w, state, layout, mirrored) -> Parts:
@@ -136,14 +136,16 @@ def _decode(h, w, state, layout, mirrored) -> Parts:
 
 
 def half_parts(h: int, w: int, caps: dict[int, int], primes: np.ndarray,
-               max_entries: int = MAX_ENTRIES, slack: int = 0) -> tuple[Parts, Parts, int]:
+               max_entries: int | None = None, slack: int = 0,
+               stats: SweepStats | None = None) -> tuple[Parts, Parts]:
     """The parts of the left and the right half of an h×w grid (h <= w) for one round:
     ``caps`` maps each S asked to the most sticks removed that count for it. ``slack``: the
     unit-square bound is built for at least this many squares (the largest S of the whole
     table, so that every round shares one bound).
 
-    Returns ``(left, right, most live entries)``; for even w the right parts are the left
-    ones (``right is left``), read mirrored by the pairing.
+    Returns ``(left, right)``; for even w the right parts are the left ones
+    (``right is left``), read mirrored by the pairing. ``stats`` counts the half sweep;
+    its live entries are limited as those of :func:`.sweep.sweep`.
     """
     if len(crossing_squares(h, w)) > MAX_CROSSING_SQUARES:
         raise ValueError(f"{h}×{w}: {len(crossing_squares(h, w))} squares cross the centre "
@@ -151,9 +153,12 @@ def half_parts(h: int, w: int, caps: dict[int, int], primes: np.ndarray,
     max_squares = max(caps)
     bound = unit_square_bound(h, w, max(max_squares, slack))
     mid = w // 2
-    states, layout, live = _half_sweep(h, w, sorted({mid, w - mid}), max_squares, caps, bound,
-                                       primes, max_entries)
+    stats = stats if stats is not None else SweepStats()
+    begin = time.perf_counter()
+    states, layout = _half_sweep(h, w, sorted({mid, w - mid}), max_squares, caps, bound, primes,
+                                 max_entries, stats)
+    stats.seconds += time.perf_counter() - begin
     left = _decode(h, w, states[mid], layout, mirrored=False)
     if 2 * mid == w:
-        return left, left, live
-    return left, _decode(h, w, states[w - mid], layout, mirrored=True), live
+        return left, left
+    return left, _decode(h, w, states[w - mid], layout, mirrored=True)

@@ -41,7 +41,7 @@ from .grid import mirror_pattern, stick_count
 from .halves import Parts, half_parts
 from .keys import U64, merge_equal_keys
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
-from .sweep import MAX_ENTRIES
+from .sweep import SweepStats
 
 __all__ = ["JoinStats", "Round", "prepare_round", "join_centre", "centre_patterns"]
 
@@ -68,8 +68,8 @@ class JoinStats:
         """Count a round's half sweeps (once per round)."""
         self.rounds += 1
         self.parts += [len(rnd.left.r), len(rnd.right.r)]
-        self.max_live = max(self.max_live, rnd.live)
-        self.sweep_seconds += rnd.sweep_seconds
+        self.max_live = max(self.max_live, rnd.sweep.max_states)
+        self.sweep_seconds += rnd.seconds
 
 
 @dataclass
@@ -87,24 +87,25 @@ class Round:
     primes_list: list[int]
     cap: np.ndarray              # cap[S] = largest R asked for S (-1: S not asked)
     left_penalty: np.ndarray     # the left rows' penalty features (independent of C)
-    live: int                    # most live entries in the half sweeps
-    sweep_seconds: float
+    sweep: SweepStats            # the half sweep's sizes
+    seconds: float               # preparing the round: half sweeps and decoding
 
 
 def prepare_round(h: int, w: int, caps: dict[int, int], level: int,
-                  max_entries: int = MAX_ENTRIES, slack: int = 0) -> Round:
+                  max_entries: int | None = None, slack: int = 0) -> Round:
     """The half sweeps of a round at level K with caps (K - S) // 2, decoded into parts
     (``slack``: see :func:`.halves.half_parts`)."""
     begin = time.perf_counter()
     primes_list = primes_for_bound(binomial_bound(stick_count(h, w), max(caps.values())),
                                    NARROW_PRIME_LIMIT)
     primes = np.array(primes_list, dtype=U64)
-    left, right, live = half_parts(h, w, caps, primes, max_entries, slack)
+    sweep = SweepStats()
+    left, right = half_parts(h, w, caps, primes, max_entries, slack, sweep)
     cap = np.full(2 * max(caps) + left.xbits.shape[1] + 1, -1, dtype=np.int64)
     for q, c in caps.items():
         cap[q] = c
     return Round(h, w, dict(caps), level, left, right, right is left, primes, primes_list, cap,
-                 _penalty_table(h, None, _penalty_scale(level)), live,
+                 _penalty_table(h, None, _penalty_scale(level)), sweep,
                  time.perf_counter() - begin)
 
 

@@ -52,13 +52,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...estimates import format_bytes
 from .bounds import UnitSquareBound
+from .costs import SWEEP_COPIES, entry_bytes, live_entry_limit
 from .grid import orient, square_count, stick_count
 from .keys import ONE, U64, KeyLayout, merge_equal_keys
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 
 __all__ = ["SweepStats", "step_point", "sweep", "table_rows_by_sweep", "count_exact",
-           "MAX_ENTRIES", "MAX_EXACT_SHORT_SIDE"]
+           "too_many_entries", "MAX_EXACT_SHORT_SIDE"]
 
 #: Measured (docs/matchsticks.md): the live entries grow ~10-30x per unit of the short side
 #: (table: 4×4 3·10^4, 5×5 1.1·10^6, 6×6 up to 1.8·10^7 per S and past 2·10^7 for S = 12;
@@ -67,17 +69,33 @@ __all__ = ["SweepStats", "step_point", "sweep", "table_rows_by_sweep", "count_ex
 MAX_EXACT_SHORT_SIDE = 5
 #: From this short side on, the table runs one sweep per S (measured faster for 6×6).
 SEPARATE_SQUARES_FROM = 6
-#: Guard on the live entries of a sweep (each holds its key words, R and its residues).
-MAX_ENTRIES = 20_000_000
 
 
 @dataclass
 class SweepStats:
-    """Size of the sparse DP: the most (state, s[, r]) entries alive after a point, and time."""
+    """Size of the sparse DP: the most (state, s[, r]) entries alive after a point, the sum
+    over points of the entries alive (the work: :mod:`.costs` is calibrated on it), points
+    stepped and time."""
 
     max_states: int = 0
+    entries: int = 0
     steps: int = 0
     seconds: float = 0.0
+
+    def add(self, live: int) -> None:
+        """Count one point step that left ``live`` entries."""
+        self.max_states = max(self.max_states, live)
+        self.entries += live
+        self.steps += 1
+
+
+def too_many_entries(what: str, live: int, limit: int, words: int, primes: int) -> ValueError:
+    """The error of a sweep whose live entries outgrew what memory holds (or the limit)."""
+    need = live * entry_bytes(words, primes) * SWEEP_COPIES
+    return ValueError(
+        f"{what} reached {live:,} live entries, past its limit of {limit:,} (this machine's "
+        f"memory for them and their copies: about {format_bytes(need)} would be needed); this "
+        "grid is too large for it (see docs/matchsticks.md for the measured growth)")
 
 
 def _bit(value: np.ndarray, k: int) -> np.ndarray:
@@ -194,12 +212,14 @@ def step_point(layout: KeyLayout, state, i: int, j: int, *, bound: UnitSquareBou
 
 def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
           stats: SweepStats | None = None, caps: dict[int, int] | None = None,
-          max_entries: int = MAX_ENTRIES):
+          max_entries: int | None = None):
     """Run the sparse DP over the whole grid.
 
     ``max_removed=None`` selects table mode; an int selects exact mode for R = max_removed.
     Returns ``(s, removed, residues, primes)`` arrays over the final entries: squares,
-    fewest R (table mode) or R (exact mode), and residues.
+    fewest R (table mode) or R (exact mode), and residues. The live entries may not pass
+    ``max_entries`` nor what this machine's memory holds (:func:`.costs.live_entry_limit`):
+    a ``ValueError`` says so.
     """
     h, w = orient(m, n)
     sticks = stick_count(h, w)
@@ -207,6 +227,7 @@ def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
     layout = KeyLayout(h, w, max_squares, None if table_mode else max_removed)
     primes_list = primes_for_bound(binomial_bound(sticks, max_removed), NARROW_PRIME_LIMIT)
     primes = np.array(primes_list, dtype=U64)
+    limit = live_entry_limit(max_entries, layout.words, len(primes))
     keys = [np.zeros(1, dtype=U64) for _ in range(layout.words)]
     removed = np.zeros(1, dtype=np.int64)
     counts = np.ones((1, len(primes)), dtype=U64)
@@ -225,13 +246,10 @@ def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
                 layout, (keys, removed, counts), i, j, bound=bound, caps=caps,
                 max_squares=max_squares, primes=primes, max_removed=max_removed,
                 undecided=sticks - decided)
-            if len(keys[0]) > max_entries:
-                raise ValueError(
-                    f"{m}×{n}: the square-tracking DP passed {max_entries:,} live entries "
-                    f"(about {max_entries * 100 // 2**20} MiB) at column {j}; this grid is too "
-                    f"large for it (see docs/matchsticks.md for the measured growth)")
-            stats.max_states = max(stats.max_states, len(keys[0]))
-            stats.steps += 1
+            if len(keys[0]) > limit:
+                raise too_many_entries(f"{m}×{n}: the square-tracking sweep (column {j})",
+                                       len(keys[0]), limit, layout.words, len(primes))
+            stats.add(len(keys[0]))
     stats.seconds += time.perf_counter() - begin
     s = layout.get(keys, "s").astype(np.int64)
     if not table_mode:

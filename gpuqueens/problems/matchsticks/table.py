@@ -36,25 +36,17 @@ from ...runner import WorkUnit, run_units
 from .bounds import unit_square_bound
 from .grid import orient, square_count, stick_count
 from .pairing import JoinStats, Round, centre_patterns, join_centre, prepare_round
-from .sweep import MAX_ENTRIES
 
 __all__ = ["table_rows", "run_levels", "merge_fewest", "round_units", "solve_round_unit",
-           "MAX_JOIN_SHORT_SIDE", "JOIN_ENTRY_LIMIT", "entry_limit"]
+           "MAX_JOIN_SHORT_SIDE"]
 
 #: Largest shorter side the join answers. 7×7 took 588 s and ~12 GB with 3.1·10^7 live
 #: entries (2026-11-21, 2 cores); 8×8 would need far more memory.
 MAX_JOIN_SHORT_SIDE = 7
-#: The live-entry limit per shorter side: 7×7 needs more than the sweep's default.
-JOIN_ENTRY_LIMIT = {7: 60_000_000}
 #: 3: one checkpoint file, a ledger stage per round (2: a file per round; 1: sweep units).
 JOB_FORMAT = 3
 
 Rows = list[tuple[int, int | None, int]]
-
-
-def entry_limit(h: int) -> int:
-    """The most live entries a half sweep of a grid with shorter side h may hold."""
-    return JOIN_ENTRY_LIMIT.get(h, MAX_ENTRIES)
 
 
 def merge_fewest(into: dict[int, tuple[int, int]], more: dict[int, tuple[int, int]]) -> None:
@@ -107,7 +99,7 @@ def run_levels(h: int, w: int, wanted: list[int],
 
 
 def round_units(h: int, w: int, caps: dict[int, int], level: int, index: int,
-                max_entries: int = MAX_ENTRIES, slack: int = 0) -> list[WorkUnit]:
+                max_entries: int | None = None, slack: int = 0) -> list[WorkUnit]:
     """The units of round ``index`` (level K, caps ``{S: largest R}``), one per centre C.
     ``slack``: the largest S of the table (every round then shares one unit-square bound)."""
     caps_list = sorted(caps.items())
@@ -124,7 +116,7 @@ _round_lock = threading.Lock()
 
 @functools.lru_cache(maxsize=1)
 def _prepared(h: int, w: int, caps: tuple[tuple[int, int], ...], level: int,
-              max_entries: int, slack: int) -> Round:
+              max_entries: int | None, slack: int) -> Round:
     return prepare_round(h, w, dict(caps), level, max_entries, slack)
 
 
@@ -154,13 +146,14 @@ def _decode(caps: dict[int, int], flat: tuple[int, ...]) -> dict[int, tuple[int,
 
 
 def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any] | None = None,
-               max_entries: int = MAX_ENTRIES, stats: JoinStats | None = None) -> Rows:
+               max_entries: int | None = None, stats: JoinStats | None = None) -> Rows:
     """Rows ``(S, fewest R, count)`` for each S asked (``(S, None, 0)`` when impossible) of
     an m×n grid, round by round through :func:`gpuqueens.runner.run_units`.
 
     ``run``: the runner's options (``checkpoint``, ``executor``, ``progress``, ...), passed
-    on unchanged to every round. ``stats`` adds up the join's sizes and times; it sees only
-    the units solved in this process, so it is refused with an executor.
+    on unchanged to every round. ``max_entries`` limits the half sweeps' live entries below
+    what memory holds. ``stats`` adds up the join's sizes and times; it sees only the units
+    solved in this process, so it is refused with an executor.
     """
     wanted = sorted(set(squares))
     h, w = orient(m, n)
