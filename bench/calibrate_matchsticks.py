@@ -89,15 +89,16 @@ def join():
         caps = {q: min(stick_count(h, w), (level - q) // 2) for q in wanted}
         rnd = prepare_round(h, w, caps, level, slack=14)
         stats = JoinStats()
-        begin = time.perf_counter()
+        stats.add_round(rnd)
         for c in centre_patterns(h):
             join_centre(rnd, c, stats)
-        seconds = time.perf_counter() - begin
         words = costs._key_words(h, w, 14, None)
         per_entry = words + 1 + len(rnd.primes)
-        rate = seconds / (rnd.sweep.max_states * len(centre_patterns(h)) * per_entry)
-        print(f"JOIN_ENTRY_SECONDS = {rate:.3g}   # {h}×{w} round 1: join {seconds:.2f} s, "
-              f"most live {rnd.sweep.max_states:,}, sweep {rnd.seconds:.2f} s")
+        rate = stats.join_seconds / (stats.max_live * len(centre_patterns(h)) * per_entry)
+        print(f"JOIN_ENTRY_SECONDS = {rate:.3g}   # {h}×{w} round 1: join "
+              f"{stats.join_seconds:.2f} s, most live {stats.max_live:,}, half sweeps "
+              f"{stats.sweep_seconds:.2f} s, {stats.groups:,} groups, {stats.pairs:.2g} pairs, "
+              f"{stats.hits:,} hits")
 
 
 _PEAK = """

@@ -17,7 +17,7 @@ True
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ...estimates import available_memory, check_memory, warn_if_long
 from .grid import stick_count
@@ -37,7 +37,6 @@ class Cost:
     primes: int = 1
     device_memory: float = 0.0
     device_available: float | None = None
-    notes: dict = field(default_factory=dict)
 
 
 def check_cost(cost: Cost, stacklevel: int = 2) -> None:

@@ -46,8 +46,6 @@ MAX_CROSSING_SQUARES = 64
 class Parts:
     """Parts of one side, in the original grid's coordinates, ordered by (H, X, r)."""
 
-    H: np.ndarray        # int64, h+1 bits, row-indexed
-    X: np.ndarray        # int64 index into xbits (unique crossing patterns)
     xbits: np.ndarray    # float32 (patterns, crossing squares) 0/1, canonical order
     xbits_mirrored: np.ndarray | None  # the same patterns read as right parts (left side only)
     ymask: np.ndarray    # int64 (parts, centre squares) 0/1
@@ -55,7 +53,8 @@ class Parts:
     s: np.ndarray
     r: np.ndarray
     counts: np.ndarray   # (parts, primes) residues
-    hx: np.ndarray       # the combined index H * len(xbits) + X
+    hx: np.ndarray       # H * len(xbits) + X: the h+1 centre horizontals H (bit i: row i)
+                         # and the index X of the part's crossing pattern in xbits
 
 
 def crossing_squares(h: int, w: int) -> list[tuple[int, int, int]]:
@@ -131,8 +130,8 @@ def _decode(h, w, state, layout, mirrored) -> Parts:
     # Order by (H, X, r): each centre pattern's groups then meet nearly sorted keys.
     hx = H * len(xbits) + X
     order = np.lexsort((removed, hx))
-    return Parts(H[order], X[order], xbits, xbits_mirrored, ymask[order], yrows, s[order],
-                 removed[order], counts[order], hx[order])
+    return Parts(xbits, xbits_mirrored, ymask[order], yrows, s[order], removed[order],
+                 counts[order], hx[order])
 
 
 def half_parts(h: int, w: int, caps: dict[int, int], primes: np.ndarray,

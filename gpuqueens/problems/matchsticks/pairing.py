@@ -56,7 +56,6 @@ class JoinStats:
     groups: int = 0          # left groups summed over C
     pairs: int = 0           # matrix entries computed in the join
     hits: int = 0            # pairs passing the score cut
-    blocks: int = 0
     sweep_seconds: float = 0.0
     join_seconds: float = 0.0
 
@@ -256,7 +255,6 @@ def join_centre(rnd: Round, C: int, stats: JoinStats | None = None) -> dict[int,
                          _penalty_table(h, C), False, 0)
         for i0, i1, j0, j1 in _staircase(gl.base, gr.base, limit, symmetric):
             values = rows[i0:i1] @ cols[j0:j1].T
-            stats.blocks += 1
             stats.pairs += values.size
             hit = np.flatnonzero(values.ravel() <= level)
             if len(hit) == 0:
