@@ -6,7 +6,7 @@ Relaxed problem: from a sweep position and a *small* state, what is the fewest f
 removals such that (a) every future point has degree != 1 and (b) at most X unit squares
 are completed in the future? Its answer ``f[σ, X]`` is a lower bound for the real problem.
 
-The small state σ is what the sweep of :mod:`.squares` knows about unit squares: the
+The small state σ is what the sweep of :mod:`.sweep` knows about unit squares: the
 frontier sticks ``H`` (h+1 bits), the stick from above ``up`` (1 bit) and one bit per row
 r for the open unit square whose bottom-left or top-left corner lies in the frontier
 (``G``, h bits) — 2^(2h+2) states, small enough for a dense backward min-plus DP.

@@ -121,9 +121,13 @@ def _thresholds(fewest_after: np.ndarray, caps: dict[int, int] | None, max_squar
     return out
 
 
-def step_point(layout: KeyLayout, state, i: int, j: int, *, bound: UnitSquareBound, caps,
-               max_squares: int, primes: np.ndarray, max_removed: int | None = None,
-               undecided: int = 0):
+#: A sweep's entries: key words, sticks removed (fewest, in table mode) and residues.
+State = tuple[list[np.ndarray], np.ndarray, np.ndarray]
+
+
+def step_point(layout: KeyLayout, state: State, i: int, j: int, *, bound: UnitSquareBound,
+               caps: dict[int, int] | None, max_squares: int, primes: np.ndarray,
+               max_removed: int | None = None, undecided: int = 0) -> State:
     """Advance the sparse DP over grid point (i, j): decide its down and right sticks.
 
     ``state`` is ``(keys, removed, counts)``; returns the merged new state. Shared by
