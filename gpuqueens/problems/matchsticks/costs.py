@@ -89,11 +89,13 @@ def _mean_live(length: int, sticks: int) -> float:
 
 
 # -- problem 1: the transfer matrix (transfer.py) -----------------------------------------
+# Constants from bench/calibrate_matchsticks.py on a 2-core machine, 2026-11-23 (the values
+# measured and the spread are in docs/matchsticks.md, "Estimates").
 
 #: CPU, seconds per point step and prime whatever its size (NumPy calls) ...
 TRANSFER_STEP_SECONDS = 2e-5
 #: ... and per state element (one residue of one state, one R) of a point step.
-TRANSFER_ELEMENT_SECONDS = 7e-9
+TRANSFER_ELEMENT_SECONDS = 5e-9
 #: Peak arrays of the size of the dense state (the old and new state and the sums).
 TRANSFER_ARRAYS = 2.75
 #: GPU (CuPy arrays, one H100): seconds per point step and per state element ...
@@ -102,7 +104,7 @@ GPU_TRANSFER_ELEMENT_SECONDS = 3.4e-11
 #: ... and peak GPU memory in state sizes.
 GPU_TRANSFER_ARRAYS = 6.1
 #: The CRT: seconds per count per (prime count)^2 (Garner's method on Python ints).
-CRT_SECONDS = 1.5e-7
+CRT_SECONDS = 1e-7
 #: Bytes of a small Python int in a list (the residues before the CRT).
 RESIDUE_BYTES = 40
 
@@ -149,13 +151,13 @@ def transfer_cost(h: int, w: int, top: int, backend: str = "cpu") -> Cost:
 # -- the square-tracking sweep (sweep.py, halves.py) --------------------------------------
 
 #: Seconds per point step (NumPy calls) and per live entry and key-or-count word.
-SWEEP_STEP_SECONDS = 4e-4
-SWEEP_ENTRY_SECONDS = 1.2e-7
+SWEEP_STEP_SECONDS = 3e-4
+SWEEP_ENTRY_SECONDS = 8e-8
 #: Peak memory per live entry, in entries: the copies during a point step (two sides, the
 #: parts, the merge) and, for the table, the decoded parts (measured 8 to 12).
 SWEEP_COPIES = 10
 #: The unit-square bound's backward step: seconds per (state, slack) value.
-BOUND_VALUE_SECONDS = 6e-9
+BOUND_VALUE_SECONDS = 4e-9
 
 
 def _bound_cost(h: int, w: int, slack: int) -> tuple[float, float]:
