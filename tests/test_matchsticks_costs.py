@@ -51,6 +51,9 @@ def quickly(call):
     (lambda: gpuqueens.matchstick_counts(2**64, 2, backend="cpu"), "needs about .* of memory"),
     (lambda: gpuqueens.matchstick_table(2**40, 2), "needs about .* of memory"),
     (lambda: gpuqueens.matchsticks(3, 10**9, removed=5, squares=2), "needs about .* of memory"),
+    (lambda: gpuqueens.matchstick_table(10**9, 10**9), "limited to a shorter side of 7"),
+    (lambda: gpuqueens.matchsticks(10**9, 10**9, removed=1, squares=1), "shorter side of 5"),
+    (lambda: gpuqueens.matchstick_counts(10**9, 10**9, backend="cpu"), "shorter side of 13"),
 ])
 def test_oversized_requests_are_refused_at_once(machine, call, message):
     outcome = quickly(call)

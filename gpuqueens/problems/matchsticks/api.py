@@ -130,9 +130,9 @@ def _xp(backend: str):
     return numpy
 
 
-def _by_removed(m: int, n: int, top: int, backend: str | None) -> list[int]:
-    """Problem 1 for R = 0..top, after the size checks and the estimate."""
-    backend = resolve_backend(backend)
+def _by_removed(m: int, n: int, top: int, backend: str) -> list[int]:
+    """Problem 1 for R = 0..top on a resolved backend, after the size checks and the
+    estimate."""
     _check_transfer_size(m, n, backend)
     h, w = orient(m, n)
     check_cost(transfer_cost(h, w, top, backend), stacklevel=3)
@@ -150,6 +150,7 @@ def matchstick_counts(m: int, n: int, *, backend: str | None = None) -> list[int
     43
     """
     m, n = check_grid(m, n)
+    backend = resolve_backend(backend)  # here, so that its warning names the caller's line
     return _by_removed(m, n, stick_count(m, n), backend)
 
 
@@ -168,7 +169,7 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     m, n = check_grid(m, n)
     removed = check_int("removed", removed, low=0, high=stick_count(m, n))
     if squares is None:
-        return _by_removed(m, n, removed, backend)[removed]
+        return _by_removed(m, n, removed, resolve_backend(backend))[removed]
     squares = check_int("squares", squares, low=0, high=square_count(m, n))
     square_tracking_backend(backend, "counting by squares")
     h, w = orient(m, n)
