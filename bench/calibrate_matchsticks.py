@@ -10,19 +10,17 @@ docs/matchsticks.md ("Estimates"), with the machine and the date.
 from __future__ import annotations
 
 import json
-import math
 import subprocess
 import sys
 import time
 import tracemalloc
 
-import numpy as np
-
 from gpuqueens.problems.matchsticks import costs
 from gpuqueens.problems.matchsticks.bounds import UnitSquareBound
-from gpuqueens.problems.matchsticks.grid import stick_count, square_count
+from gpuqueens.problems.matchsticks.grid import stick_count
 from gpuqueens.problems.matchsticks.modular import crt, primes_below
-from gpuqueens.problems.matchsticks.pairing import JoinStats, centre_patterns, join_centre, prepare_round
+from gpuqueens.problems.matchsticks.pairing import (JoinStats, centre_patterns, join_centre,
+                                                    prepare_round)
 from gpuqueens.problems.matchsticks.sweep import SweepStats, count_exact
 from gpuqueens.problems.matchsticks.transfer import count_by_removed, residues_by_removed
 
@@ -57,7 +55,8 @@ def transfer():
     primes = primes_below(1 << 62, 40)
     values = [[(k * 7919 + i) % p for p in primes] for k in range(2000) for i in (0,)]
     seconds = best(lambda: [crt(v, primes) for v in values])
-    print(f"CRT_SECONDS = {seconds / (2000 * 40 * 40):.3g}   # 2000 counts, 40 primes: {seconds:.2f} s")
+    print(f"CRT_SECONDS = {seconds / (2000 * 40 * 40):.3g}   # 2000 counts, 40 primes: "
+          f"{seconds:.2f} s")
 
 
 def sweep():

@@ -2,7 +2,6 @@
 
 import pytest
 
-import gpuqueens
 from gpuqueens.problems.matchsticks import matchstick_counts, matchstick_table, matchsticks
 
 

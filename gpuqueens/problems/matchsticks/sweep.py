@@ -33,8 +33,8 @@ after every point by sorting. Two value kinds:
   sticks left cannot reach it), values are counts.
 
 The public table uses the centre join (:mod:`.table`), which runs this sweep over each half
-of the grid; :func:`table_rows_by_sweep` here sweeps the whole grid and serves as an independent
-check of the join. :func:`count_exact` answers problem 2.
+of the grid; :func:`table_rows_by_sweep` here sweeps the whole grid and serves as an
+independent check of the join. :func:`count_exact` answers problem 2.
 
 Counts are residues modulo primes below 2^31 (:mod:`.modular`): a merged group of up to
 2^33 residues sums without wrapping ``uint64``; the primes' product exceeds C(E, E/2).
