@@ -18,7 +18,7 @@ import tracemalloc
 from gpuqueens.problems.matchsticks import costs
 from gpuqueens.problems.matchsticks.bounds import UnitSquareBound
 from gpuqueens.problems.matchsticks.grid import stick_count
-from gpuqueens.problems.matchsticks.modular import crt, primes_below
+from gpuqueens.problems.matchsticks.modular import crt, primes_below, primes_for_bound
 from gpuqueens.problems.matchsticks.pairing import (JoinStats, centre_patterns, join_centre,
                                                     prepare_round)
 from gpuqueens.problems.matchsticks.sweep import SweepStats, count_exact
@@ -57,6 +57,15 @@ def transfer():
     seconds = best(lambda: [crt(v, primes) for v in values])
     print(f"CRT_SECONDS = {seconds / (2000 * 40 * 40):.3g}   # 2000 counts, 40 primes: "
           f"{seconds:.2f} s")
+
+
+def prime_search():
+    for limit, bits in ((1 << 62, 62), (1 << 31, 31)):
+        begin = time.perf_counter()
+        found = primes_for_bound(2 ** 20_000, limit)
+        seconds = time.perf_counter() - begin
+        print(f"PRIME_SEARCH_SECONDS[{bits}] = {seconds / len(found) ** 2:.3g}   # "
+              f"{len(found)} primes for 20000 bits: {seconds:.2f} s")
 
 
 def sweep():
@@ -135,5 +144,6 @@ if __name__ == "__main__":
     print("# load", open("/proc/loadavg").read().split()[:3], time.strftime("%Y-%m-%d"))
     memory()
     transfer()
+    prime_search()
     sweep()
     join()

@@ -76,6 +76,15 @@ def prime_count(sticks: int, top: int | None, prime_bits: int) -> int:
     return int(bits // (prime_bits - 0.01)) + 1
 
 
+#: Choosing k primes (modular.primes_for_bound tries k = 1, 2, ... and tests candidates
+#: afresh for each): seconds per k^2, for primes below 2^62 and below 2^31.
+PRIME_SEARCH_SECONDS = {62: 1.1e-4, 31: 4e-5}
+
+
+def _prime_search(primes: int, prime_bits: int) -> float:
+    return PRIME_SEARCH_SECONDS[prime_bits] * primes * primes
+
+
 def _amount(n: float) -> str:
     """A count for a message: exact while short, else rounded."""
     return f"{n:,.0f}" if n < 1e7 else f"{n:.1e}"
@@ -136,7 +145,7 @@ def transfer_cost(h: int, w: int, top: int, backend: str = "cpu") -> Cost:
     per_step = rows * _mean_live(length, sticks)
     bits = log2_binomial(sticks, min(top, sticks // 2))
     results = RESIDUE_BYTES * primes * length + length * (bits / 8 + 32)
-    crt = CRT_SECONDS * length * primes * primes
+    crt = CRT_SECONDS * length * primes * primes + _prime_search(primes, 62)
     asked = "every R" if top >= sticks else f"R <= {top}"
     what = f"the {h}×{w} transfer matrix ({asked}, {_amount(primes)} prime{'s' * (primes > 1)})"
     if backend == "gpu":
@@ -237,8 +246,8 @@ def exact_cost(h: int, w: int, removed: int, squares: int) -> Cost:
         high = min(removed, decided, removed - (ahead - squares) / 2)
         window = max(1.0, high - low + 1)
         total += min(most, per_cell * (squares + 1) * window)
-    seconds = bound_seconds + points * (SWEEP_STEP_SECONDS + SWEEP_ENTRY_SECONDS * total / 257
-                                        * (words + 1 + primes))
+    seconds = bound_seconds + _prime_search(primes, 31) + points * (
+        SWEEP_STEP_SECONDS + SWEEP_ENTRY_SECONDS * total / 257 * (words + 1 + primes))
     return Cost(f"counting the {h}×{w} grid by R = {removed} and S = {squares}",
                 bound_bytes, seconds, primes)
 
@@ -334,7 +343,7 @@ def table_cost(h: int, w: int, wanted: list[int]) -> Cost:
     sweep = (h + 1) * (columns * SWEEP_STEP_SECONDS
                        + SWEEP_ENTRY_SECONDS * per_entry * scale * _table_live_sum(h, columns))
     join = JOIN_ENTRY_SECONDS * most * patterns * per_entry
-    seconds = bound_seconds + (1 + LATER_ROUNDS) * (sweep + join)
+    seconds = bound_seconds + _prime_search(primes, 31) + (1 + LATER_ROUNDS) * (sweep + join)
     memory = bound_bytes + SWEEP_COPIES * entry_bytes(words, primes) * most
     return Cost(f"the {h}×{w} puzzle table ({_amount(most)} live entries in its half sweeps)",
                 memory, seconds, primes)
