@@ -11,7 +11,7 @@ import warnings
 import pytest
 
 import gpuqueens
-from gpuqueens.ledger import _row_checksum, _stage_digest
+from gpuqueens.ledger_rows import row_checksum, stage_key
 from gpuqueens.problems import nqueens as nqueens_module
 from gpuqueens.problems.nqueens.plan import InconsistentCountError, plan_for, solve_unit, work_units
 from gpuqueens.runner import run_units
@@ -42,7 +42,7 @@ def edit_result(path, key: str, add: int) -> tuple[int, ...]:
         result[0] += add
         new = json.dumps(result, separators=(",", ":"))
         db.execute("UPDATE units SET result = ?, checksum = ? WHERE key = ?",
-                   (new, _row_checksum(_stage_digest(job_json, "", digest), key, new), key))
+                   (new, row_checksum(stage_key(job_json, "", digest), key, new), key))
     db.close()
     return tuple(result)
 
