@@ -2,7 +2,7 @@
 
     python bench/cpu_vs_seed.py 15 [--repeat 5] [--seed-tool peers/seed_nqueens.sh]
 
-Needs the seed tool copied by bench/prepare_peers.sh (or ../shared/tools/seed_nqueens.sh)
+Needs the seed tool copied into peers/ by bench/prepare_peers.sh
 and nvcc to build it. Both programs are run alternately, ``--repeat`` times each; the
 table shows the median seconds and the ratio ours/seed (the issue's target: <= 2).
 """
