@@ -109,6 +109,20 @@ def test_kernel_compiles_for_sm90_without_spills(tmp_path, defines):
         assert info["stack"] == 0, (kernel, info)  # no local memory at all
 
 
+def test_symmetric_kernel_compiles_for_sm90_without_spills(tmp_path):
+    # its depth-first stack (about 400 bytes) lives in local memory by design: a tiny search
+    source = ROOT / "kernels" / "nqueens_symmetric.cu"
+    result = _nvcc("-arch=sm_90", "-cubin", "-O3", "--resource-usage", "-Xptxas", "-warn-spills",
+                   "-o", str(tmp_path / "nqueens_symmetric.cubin"), str(source))
+    report = result.stdout + result.stderr
+    assert result.returncode == 0, report
+    assert "warning" not in report.lower(), report
+    usage = _resource_usage(report)
+    assert set(usage) == {"nqueens_symmetric", "nqueens_symmetric_each"}, report
+    for kernel, info in usage.items():
+        assert info["spill_stores"] == 0 and info["spill_loads"] == 0, (kernel, info)
+
+
 # --- full counts -------------------------------------------------------------------------
 
 

@@ -103,11 +103,14 @@ class UnitPayload:
 
 @dataclass(frozen=True)
 class SymmetricPayload:
-    """The symmetric unit: count the solutions of an n×n board fixed by rotations."""
+    """The symmetric unit: count the solutions of an n×n board fixed by rotations, on the
+    GPU (kernels/nqueens_symmetric.cu) or the CPU (NumPy): the same result either way."""
 
     n: int
+    backend: str = "cpu"
 
     def ledger_identity(self) -> list:
+        """The backend is not part of the identity: the unit can be resumed on either."""
         return ["symmetric", self.n]
 
 
@@ -121,7 +124,7 @@ def work_units(plan: Plan, backend: str) -> list[WorkUnit]:
                  weight=float(max(b - a, 1)))
         for index, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))
     ]
-    return units + [WorkUnit(SYMMETRIC_UNIT, SymmetricPayload(plan.n), weight=1.0)]
+    return units + [WorkUnit(SYMMETRIC_UNIT, SymmetricPayload(plan.n, backend), weight=1.0)]
 
 
 def gpu_batch(prefixes: Prefixes) -> Prefixes:
@@ -142,6 +145,10 @@ def solve_unit(payload: UnitPayload | SymmetricPayload) -> tuple[int, ...]:
     Both backends give the same result for the same unit, so a run can be resumed on either.
     """
     if isinstance(payload, SymmetricPayload):
+        if payload.backend == "gpu":
+            from .gpu import count_symmetric_gpu
+
+            return (0, *count_symmetric_gpu(payload.n))
         from .symmetric import count_symmetric
 
         return (0, *count_symmetric(payload.n))
