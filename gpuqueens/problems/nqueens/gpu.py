@@ -125,14 +125,19 @@ def _grid_size(count: int, block_size: int) -> int:
 
 
 def _batches(prefixes: Prefixes):
-    """(start, stop, device records, zeroed fetch counter) for batches of at most BATCH_PREFIXES."""
+    """(start, stop, device records, zeroed fetch counter) for batches of at most BATCH_PREFIXES.
+
+    All records go to the device in one copy and all counters are zeroed at once, before the
+    first launch: nothing the host does between launches waits for the device."""
     import cupy
 
     size = len(prefixes)
-    for start in range(0, size, BATCH_PREFIXES):
+    records = cupy.asarray(prefixes.records())
+    starts = range(0, size, BATCH_PREFIXES)
+    counters = cupy.zeros(len(starts), dtype=cupy.uint64)
+    for k, start in enumerate(starts):
         stop = min(size, start + BATCH_PREFIXES)
-        records = cupy.asarray(prefixes.take(slice(start, stop)).records())
-        yield start, stop, records, cupy.zeros(1, dtype=cupy.uint64)
+        yield start, stop, records[start:stop], counters[k:k + 1]
 
 
 def _check_prefixes(prefixes: Prefixes) -> None:
@@ -187,24 +192,22 @@ def sum_prefixes_gpu(
 
 
 def _weigh_each_gpu(prefixes: Prefixes, block_size: int, split: int) -> np.ndarray:
-    weights = np.zeros(len(prefixes), dtype=np.int64)
     if len(prefixes) == 0:
-        return weights
+        return np.zeros(0, dtype=np.int64)
     import cupy
 
     kernel = _module(False).get_function("nqueens_count_each")
     shared = _prepare_kernel(kernel, prefixes.n, prefixes.mark, block_size, split)
+    each = cupy.zeros(len(prefixes), dtype=cupy.uint64)
     for start, stop, records, counter in _batches(prefixes):
         count = stop - start
-        batch = cupy.zeros(count, dtype=cupy.uint64)
         kernel(
             (_grid_size(count * prefixes.n ** split, block_size),), (block_size,),
             (np.int32(prefixes.n), np.int32(prefixes.mark), np.int32(split), np.int64(count),
-             records, counter, batch),
+             records, counter, each[start:stop]),
             shared_mem=shared,
         )
-        weights[start:stop] = batch.get().astype(np.int64)  # one prefix's weight is far below 2^63
-    return weights
+    return each.get().astype(np.int64)  # one read-back; one prefix's weight is far below 2^63
 
 
 def count_prefixes_gpu(prefixes: Prefixes, *, per_prefix: bool = False, block_size: int = DEFAULT_BLOCK_SIZE,
