@@ -11,7 +11,8 @@ prefixes, mark
 --path
     ``api`` (default) times the public call ``gpuqueens.problems.nqueens.nqueens(n, backend="gpu")``
     with its own work plan; ``direct`` times ``enumerate_prefixes(n, mark)`` plus
-    ``count_prefixes_gpu``, the kernel path alone.
+    ``count_prefixes_gpu`` and ``count_symmetric_gpu``, the kernel path alone, and puts the
+    median of each phase in the JSON rows (prefixes_s, kernel_s, symmetric_s).
 cold s
     (n <= --cold-max) a fresh Python process with an empty CuPy kernel cache (CUPY_CACHE_DIR in a new temporary
     folder): importing gpuqueens and CuPy, compiling kernels/nqueens.cu with NVRTC,
@@ -132,14 +133,23 @@ def count_once(n: int, mark: int, path: str) -> tuple[int, int, int | None]:
 
         result = nqueens(n, backend="gpu", progress=False)
         return result.total, result.unique, None
-    from gpuqueens.problems.nqueens.gpu import count_prefixes_gpu
+    from gpuqueens.problems.nqueens.gpu import count_prefixes_gpu, count_symmetric_gpu
     from gpuqueens.problems.nqueens.plan import SYMMETRIC_UNIT, combine
-    from gpuqueens.problems.nqueens.symmetric import count_symmetric
 
+    start = time.perf_counter()
     prefixes = enumerate_prefixes(n, mark)
-    weight = count_prefixes_gpu(prefixes)
-    total, unique = combine({"u0": (weight, 0, 0), SYMMETRIC_UNIT: (0, *count_symmetric(n))})
+    enumerated = time.perf_counter()
+    weight = count_prefixes_gpu(prefixes)  # upload, kernel, read-back
+    counted = time.perf_counter()
+    symmetric = count_symmetric_gpu(n)  # host prefixes, kernel, read-back
+    PHASES.append({"prefixes_s": enumerated - start, "kernel_s": counted - enumerated,
+                   "symmetric_s": time.perf_counter() - counted})
+    total, unique = combine({"u0": (weight, 0, 0), SYMMETRIC_UNIT: (0, *symmetric)})
     return total, unique, len(prefixes)
+
+
+#: (path direct) the phases of each timed run: host prefixes, the main search, the symmetric one
+PHASES: list[dict] = []
 
 
 def warm_seconds(n: int, mark: int, path: str, repeats: int, long_run_s: float):
@@ -149,6 +159,7 @@ def warm_seconds(n: int, mark: int, path: str, repeats: int, long_run_s: float):
     result = count_once(n, mark, path)
     if time.perf_counter() - start > long_run_s:
         repeats = 1
+    PHASES.clear()
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
@@ -198,7 +209,8 @@ def bench_row(n: int, args) -> dict:
         if nodes is not None and measured != nodes:
             raise AssertionError(f"n={n}: plain nodes {measured} on the GPU, {nodes} on the host")
         nodes = measured
-    return {
+    phases = {key: statistics.median(p[key] for p in PHASES) for key in PHASES[0]} if PHASES else {}
+    return phases | {
         "n": n, "total": total, "unique": unique, "path": args.path,
         "prefixes": count, "mark": mark if args.path == "direct" else None,
         "cold_s": cold, "warm_s": warm, "solutions_per_s": total / warm if warm > 0 else None,
