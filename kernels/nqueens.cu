@@ -135,7 +135,7 @@ __host__ __device__ inline NqMemory nq_thread_memory(nq_u32* memory, int n, int 
     return m;
 }
 
-// One word, and four words if `p` (predicated: no branch on the device).
+// One word.
 __host__ __device__ inline void nq_store(nq_addr at, nq_u32 v) {
 #ifdef __CUDA_ARCH__
     asm volatile("st.shared.u32 [%0], %1;" ::"r"(at), "r"(v) : "memory");
@@ -162,8 +162,8 @@ __host__ __device__ inline nq_u32 nq_load(nq_addr at) {
 __host__ __device__ inline void nq_push_if_nonzero(nq_u32 w, nq_addr& top, nq_u32 a, nq_u32 b, nq_u32 c, nq_u32 d) {
 #ifdef __CUDA_ARCH__
     asm volatile("{ .reg .pred q; setp.ne.u32 q, %1, 0; @q st.shared.v4.u32 [%0], {%2, %3, %4, %5};\n\t"
-                 "@q add.u32 %0, %0, 512; }"
-                 : "+r"(top) : "r"(w), "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
+                 "@q add.u32 %0, %0, %6; }"
+                 : "+r"(top) : "r"(w), "r"(a), "r"(b), "r"(c), "r"(d), "n"(NQ_SLOT_BYTES) : "memory");
 #else
     if (w) {
         top[0] = a;
@@ -177,9 +177,9 @@ __host__ __device__ inline void nq_push_if_nonzero(nq_u32 w, nq_addr& top, nq_u3
 
 __host__ __device__ inline void nq_pop_if_zero(nq_u32 w, nq_addr& top, nq_u32& a, nq_u32& b, nq_u32& c, nq_u32& d) {
 #ifdef __CUDA_ARCH__
-    asm volatile("{ .reg .pred q; setp.eq.u32 q, %5, 0; @q ld.shared.v4.u32 {%0, %1, %2, %3}, [%4+-512];\n\t"
-                 "@q add.u32 %4, %4, -512; }"
-                 : "+r"(a), "+r"(b), "+r"(c), "+r"(d), "+r"(top) : "r"(w) : "memory");
+    asm volatile("{ .reg .pred q; setp.eq.u32 q, %5, 0; @q ld.shared.v4.u32 {%0, %1, %2, %3}, [%4+%6];\n\t"
+                 "@q add.u32 %4, %4, %6; }"
+                 : "+r"(a), "+r"(b), "+r"(c), "+r"(d), "+r"(top) : "r"(w), "n"(-NQ_SLOT_BYTES) : "memory");
 #else
     if (!w) {
         top -= NQ_SLOT_BYTES;
@@ -318,7 +318,8 @@ struct NqSearch {
         const nq_u32 before = nq_load(before_b2);
         // after row B1: column n-1 used means row B1 took it: the right queen is (B1, n-1)
         const nq_u32 after = nq_load(after_b1);
-        // the weight is byte k-1 of the table; k-1 >= 4 reads 0
+        // the edge queens at distance B1 found here (bottom, left, right) pick the weight
+        // 24/k among those from the known k on; a rejected leaf reads byte 4: 0
         nq_u32 byte = (last == b2_bit) + (~before & 1u) + ((after >> (n - 1)) & 1u);
         if ((last & last_forbid) != 0u || (before & edges) == 0u) byte = 4;
         return nq_byte_or_zero(weights, byte);
@@ -476,12 +477,14 @@ struct NqWorker {
         s.edges = (1u << (set.n - 1)) | 1u;
         s.slots = memory.slots;
         s.downs = memory.downs - (s.base + 32 - set.n) * NQ_ROW_BYTES;  // indexed by shifted rows
-        // the sentinel: cand 0 on a row with popc(down) = 31
+        // the sentinel: cand 0 on a row with popc(down) = 31, whose row takes the rare path
+        // (lo, span) until the first item's load sets them, so the first iteration fetches
         s.top = s.slots;
         nq_push_if_nonzero(1u, s.top, 0u, 0u, 0x7fffffffu, 0u);
         s.cand = 0;
         s.down = 0x7fffffffu;
-        s.top = s.slots + NQ_SLOT_BYTES;
+        s.lo = 0;
+        s.span = 30;
         s.weight = 0;
         s.p = -1;
 #ifdef NQ_COUNT_NODES
