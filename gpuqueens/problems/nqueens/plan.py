@@ -69,11 +69,13 @@ class Plan:
 
 
 #: From this n on, each size step gets four times more units (each n costs ~8-10x the
-#: previous one), so that a unit stays at seconds of work: the GPU needs big units to
-#: fill the device, and every unit ends with a read-back and a kernel tail before the host
-#: prepares the next one (engine v4: n = 20 takes about a second on an H100, so it is one
-#: unit; n = 21 four units of about 2.5 s); the CPU is ~1000 times slower and cuts earlier.
-FIRST_SPLIT_N = {"cpu": 15, "gpu": 21}
+#: previous one), so that a unit stays at seconds of work. The GPU needs big units: every
+#: unit ends with a tail (its last items run on an emptying device, about twice a mean
+#: item's time: 0.03 s at n = 21, 0.14 s at 22, 0.7 s at 23 by the warp model) and a
+#: read-back before the host prepares the next one; with engine v4 n = 21 takes about
+#: 10 s on an H100 and is one unit, n = 22 four of about 22 s, n = 23 sixteen of about 50 s.
+#: The CPU is ~1000 times slower and cuts earlier.
+FIRST_SPLIT_N = {"cpu": 15, "gpu": 22}
 MAX_UNITS = 4096
 
 
@@ -83,7 +85,7 @@ def plan_for(n: int, backend: str = "gpu") -> Plan:
     >>> plan_for(8)
     Plan(n=8, unit_row=5, unit_count=1)
     >>> plan_for(22, "gpu"), plan_for(16, "cpu")
-    (Plan(n=22, unit_row=5, unit_count=16), Plan(n=16, unit_row=5, unit_count=16))
+    (Plan(n=22, unit_row=5, unit_count=4), Plan(n=16, unit_row=5, unit_count=16))
     """
     unit_row = default_mark(n)
     first = FIRST_SPLIT_N[backend]
