@@ -1,6 +1,7 @@
 """Device benchmark of the gpuqueens CUDA N-Queens search (run on a machine with a GPU).
 
     python bench/gpu_nqueens.py --nmin 8 --nmax 21 [--repeats 3] [--plain-nodes-max 19] [--json FILE]
+    python bench/gpu_nqueens.py --host-side --nmin 18 --nmax 23    # the host's share only, no GPU
 
 For each n it prints one row:
 
@@ -189,6 +190,40 @@ def _cold_child(n: int, mark: int, path: str) -> None:
     print(json.dumps({"n": n, "seconds": time.perf_counter() - start, "total": total, "unique": unique}))
 
 
+# --- the host's share of the public call, measured without a GPU ----------------------------
+
+
+def host_side_seconds(n: int, repeats: int = 5) -> float:
+    """Best of `repeats` wall times of ``nqueens(n, backend="gpu")`` with the device's work
+    replaced by the host's share of it: each unit's records and one copy of them, the
+    symmetric search's prefixes and records. Runs anywhere (no CuPy); the counts it returns
+    are not checked."""
+    import gpuqueens.problems.nqueens as api
+    from gpuqueens.problems.nqueens import gpu
+    from gpuqueens.problems.nqueens.symmetric import symmetric_work
+
+    def prefix_unit(prefixes, **options):
+        np.copy(prefixes.records())
+        return 0
+
+    def symmetric_unit(n, **options):
+        np.copy(symmetric_work(n, gpu.SYMMETRIC_TARGET_PREFIXES).records())
+        return 0, 0
+
+    saved = (gpu.count_prefixes_gpu, gpu.count_symmetric_gpu, api.combine, api.resolve_backend, api.device_name)
+    gpu.count_prefixes_gpu, gpu.count_symmetric_gpu = prefix_unit, symmetric_unit
+    api.combine, api.resolve_backend, api.device_name = (lambda results: (0, 0)), (lambda b: "gpu"), (lambda b: "-")
+    try:
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            api.nqueens(n, backend="gpu", progress=False)
+            times.append(time.perf_counter() - start)
+        return min(times)
+    finally:
+        gpu.count_prefixes_gpu, gpu.count_symmetric_gpu, api.combine, api.resolve_backend, api.device_name = saved
+
+
 # --- table ---------------------------------------------------------------------------------
 
 
@@ -253,10 +288,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plain-nodes-max", type=int, default=19,
                         help="largest n whose plain-search node count is measured on the GPU")
     parser.add_argument("--json", type=Path, help="also write the rows to this JSON file")
+    parser.add_argument("--host-side", action="store_true",
+                        help="only time the host's share of the public call, device stubbed out (no GPU needed)")
     parser.add_argument("--cold-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.cold_child is not None:
         _cold_child(args.cold_child, args.mark, args.path)
+        return 0
+    if args.host_side:
+        import warnings
+
+        warnings.simplefilter("ignore")  # the long-run estimate of n >= 23
+        for n in range(args.nmin, args.nmax + 1):
+            print(f"n={n}: host side of nqueens(n, backend='gpu') {1e3 * host_side_seconds(n):.1f} ms", flush=True)
         return 0
     print(f"# gpuqueens N-Queens on {device_line()}, path={args.path}")
     print(HEADER, flush=True)

@@ -247,3 +247,17 @@ def test_gpu_benchmark_script_dry_run(tmp_path, path):
     rows = json.loads(out.read_text())
     assert [(r["n"], r["total"], r["unique"]) for r in rows] == [(n, total(n), unique(n)) for n in (8, 9, 10)]
     assert all(r["plain_nodes"] > 0 and r["warm_s"] > 0 for r in rows)
+
+
+def test_host_side_timing_of_the_benchmark(capsys):
+    # bench/gpu_nqueens.py --host-side: the public call with the device's work stubbed out
+    root = Path(__file__).resolve().parent.parent
+    sys.path.insert(0, str(root / "bench"))
+    import gpu_nqueens
+
+    from gpuqueens.problems.nqueens import gpu as module
+
+    before = module.count_prefixes_gpu
+    assert gpu_nqueens.main(["--host-side", "--nmin", "8", "--nmax", "9"]) == 0
+    assert "n=9: host side" in capsys.readouterr().out
+    assert module.count_prefixes_gpu is before  # the stubs are taken out again
