@@ -39,9 +39,9 @@ if str(ROOT) not in sys.path:
 
 from gpuqueens.problems.nqueens.prefixes import enumerate_prefixes  # noqa: E402
 
-#: SASS of nqueens_count (sm_90, nvcc 13.0 -O3, cuobjdump -sass), counted 2026-11-24 with
-#: bench/nqueens_sass.py: (instructions, of which on the ALU pipe) per block of
-#: NqWorker::advance(). A main iteration is head + main + tail = 30 (12 ALU); a row whose child
+#: SASS of nqueens_count (sm_90, nvcc 13.0 -O3, cuobjdump -sass), counted 2026-11-23, the main
+#: iteration with ``--sass``, the rare blocks by hand from the full listing: (instructions, of
+#: which on the ALU pipe) per block of NqWorker::advance(). A main iteration is head + main + tail = 30 (12 ALU); a row whose child
 #: has a static rule takes rare + rule instead of main; a leaf rare + last + leaf; the end of
 #: an item rare + last + fetch. Fetch and empty are estimates read off the SASS, not counted
 #: exactly: about 200 for an item (the warp-aggregated atomic, the divisions of the item index,
@@ -55,10 +55,13 @@ V3_COSTS = {"main": 43, "main_alu": 25, "leaf_c": 13, "leaf_s": 54, "fetch": 200
 #: ygch/n_queens at dba7b01 built for sm_90 with its configuration 2: the loop is 30
 #: instructions, 15 on the ALU pipe; the fetch of 32 subproblems about 30.
 YGCH_COSTS = {"loop": 30, "loop_alu": 15, "fetch": 30}
-#: ncu of ygch's kernel at n=18, 6 rows (r4-ncu_ygch18): 115.5e6 active cycles per SM at
-#: 1.59 GHz for the 1,199,146 subproblems; the model's bound for the same run (full sample,
-#: 163,840 threads) is BOUND_EFFICIENCY of that: cycles = bound / BOUND_EFFICIENCY.
-BOUND_EFFICIENCY = 0.865
+#: ncu of ygch's kernel at n=18, 6 rows (2026-11-22): 118.5e6 elapsed cycles (115.5e6 active
+#: per SM) at 1.59 GHz for the 1,199,146 subproblems; the model's bound for the same run
+#: (`--ygch --mark 6 --n 18 --sample 1`, 163,840 threads: 2.935e10 nodes at 1.828 cycles,
+#: 1.016e8 cycles per scheduler) is BOUND_EFFICIENCY of the elapsed cycles:
+#: cycles = bound / BOUND_EFFICIENCY. (0.880 of the active cycles; 0.865 with the bound of a
+#: 1/16 sample, which this constant was before 2026-11-23.)
+BOUND_EFFICIENCY = 0.858
 #: H100 SXM: 132 SMs of 4 schedulers; clock of the wall-clock runs (r1: boost) and of ncu.
 SMS = 132
 CLOCK_HZ = 1.755e9
