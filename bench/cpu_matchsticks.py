@@ -6,7 +6,7 @@
 Each (grid, method) runs in a fresh Python process (so that peak memory is its own), warm
 (one run first, then the median of --repeats), and prints: seconds, peak resident memory
 (max RSS of the process), and the work unit the cost model of
-gpuqueens.problems.matchsticks.cost uses for that method, with the time per unit:
+gpuqueens.problems.matchsticks.transfer_work uses for that method, with the time per unit:
 
 coefficients
     state-coefficient updates: Σ over point steps of 2^(h+2) states × live R entries ×
@@ -33,7 +33,7 @@ if str(ROOT) not in sys.path:
 
 CHILD = r"""
 import json, resource, statistics, sys, time
-from gpuqueens.problems.matchsticks import cost
+from gpuqueens.problems.matchsticks import transfer_work as cost
 from gpuqueens.problems.matchsticks.evaluation import count_by_removed_evaluated
 from gpuqueens.problems.matchsticks.transfer import count_by_removed
 m, n, method, repeats = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])

@@ -15,7 +15,7 @@ first s
 warm s
     median of ``--repeats`` further calls (the counts are read back, so each is complete).
 projected s
-    what :func:`gpuqueens.problems.matchsticks.cost.transfer_cost` expects on one H100, for
+    what :func:`gpuqueens.problems.matchsticks.transfer_work.method_cost` expects on one H100, for
     comparison; floors mem/ops: the two numbers (bytes moved / 3.0 TB/s, instructions /
     issue rate) behind it.
 peak GB
@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from gpuqueens.problems.matchsticks.cost import H100, evaluation_work, transfer_cost  # noqa: E402
+from gpuqueens.problems.matchsticks.transfer_work import H100, evaluation_work, method_cost  # noqa: E402
 from gpuqueens.problems.matchsticks.grid import stick_count  # noqa: E402
 from gpuqueens.problems.matchsticks.transfer import count_by_removed  # noqa: E402
 
@@ -104,7 +104,7 @@ def run_grid(cupy, m: int, n: int, args) -> dict:
     memory_floor, compute_floor = work.floors(H100)
     return {"grid": f"{m}x{n}", "sticks": stick_count(m, n), "primes": work.primes, "lanes": work.lanes,
             "first_s": first, "warm_s": statistics.median(times) if times else first,
-            "projected_s": transfer_cost(m, n, "gpu").seconds, "memory_floor_s": memory_floor,
+            "projected_s": method_cost(m, n, "gpu").seconds, "memory_floor_s": memory_floor,
             "compute_floor_s": compute_floor, "peak_bytes": peak, "checks": checks,
             "total": str(sum(counts)), "largest": str(max(counts))}
 

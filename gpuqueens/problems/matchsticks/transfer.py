@@ -36,7 +36,7 @@ __all__ = ["MAX_GPU_TRANSFER_SHORT_SIDE", "count_by_removed", "residues_by_remov
 
 #: The GPU runs problem 1 by evaluation points (:mod:`.gpu`), whose memory is 2^(h+2)
 #: residues per lane: h = 24 needs 4 GiB for a group of 8 lanes. Beyond it the time grows
-#: about 2.5x per unit of h (:func:`.cost.transfer_cost` projects ~10 minutes for 24×24 on
+#: about 2.5x per unit of h (:func:`.transfer_work.method_cost` projects ~10 minutes for 24×24 on
 #: one H100; not measured).
 MAX_GPU_TRANSFER_SHORT_SIDE = 24
 

@@ -2,7 +2,8 @@
 
 import pytest
 
-from gpuqueens.problems.matchsticks import cost, evaluation
+from gpuqueens.problems.matchsticks import evaluation
+from gpuqueens.problems.matchsticks import transfer_work as cost
 from gpuqueens.problems.matchsticks.grid import stick_count
 from gpuqueens.problems.matchsticks.interpolation import evaluation_primes
 from gpuqueens.problems.matchsticks.modular import binomial_bound, primes_for_bound
@@ -39,20 +40,20 @@ def test_coefficient_work_counts_live_entries():
     assert cost.coefficient_work(1, 1, 1).updates == 8 * (1 + 2 + 2 + 2) * 1
 
 
-def test_transfer_cost_grows_with_the_grid_and_refuses_unknown_backends():
+def test_method_cost_grows_with_the_grid_and_refuses_unknown_backends():
     for backend in ("cpu", "gpu"):
-        costs = [cost.transfer_cost(h, 12, backend) for h in range(2, 12)]
+        costs = [cost.method_cost(h, 12, backend) for h in range(2, 12)]
         assert all(a.seconds < b.seconds and a.bytes <= b.bytes for a, b in zip(costs, costs[1:]))
-        assert cost.transfer_cost(6, 6, backend, 3).seconds < cost.transfer_cost(6, 6, backend).seconds
+        assert cost.method_cost(6, 6, backend, 3).seconds < cost.method_cost(6, 6, backend).seconds
     with pytest.raises(ValueError, match="backend"):
-        cost.transfer_cost(3, 3, "tpu")
+        cost.method_cost(3, 3, "tpu")
 
 
 def test_gpu_memory_is_one_group_of_lanes():
     h, w = 20, 20
-    bytes_, _ = cost.transfer_cost(h, w, "gpu")
+    bytes_, _ = cost.method_cost(h, w, "gpu")
     assert bytes_ == 8 * 2 ** (h + 2) * 4 * 2  # even w keeps S_c beside the running state
-    assert cost.transfer_cost(20, 21, "gpu").bytes == bytes_ // 2
+    assert cost.method_cost(20, 21, "gpu").bytes == bytes_ // 2
 
 
 def test_the_two_numbers_of_the_documented_sizes():

@@ -1,4 +1,10 @@
-"""What problem 1 costs before it runs: memory and expected seconds per backend.
+"""The work of problem 1's two methods, counted from their own plans: updates, bytes moved,
+instructions issued, and the H100 projection built on them.
+
+These counts follow the methods exactly (the tests check them against the lanes, passes and
+primes that run), so they take time proportional to the grid: the benchmarks and the
+calibration use them. The public calls check their sizes with :mod:`.costs`, whose
+constant-time models take the constants below.
 
 Two methods count the same thing (docs/matchsticks.md):
 
@@ -15,10 +21,10 @@ Two methods count the same thing (docs/matchsticks.md):
   is that floor over an assumed efficiency. **GPU seconds are a projection, not a
   measurement** until bench/gpu_matchsticks.py has been run on the device.
 
->>> cost = transfer_cost(10, 10, "cpu")
+>>> cost = method_cost(10, 10, "cpu")
 >>> cost.bytes > 0 and cost.seconds > 0
 True
->>> transfer_cost(20, 20, "gpu").bytes < 2**30  # one group of 8 lanes: 256 MiB
+>>> method_cost(20, 20, "gpu").bytes < 2**30  # one group of 8 lanes: 256 MiB
 True
 """
 
@@ -34,7 +40,7 @@ from .interpolation import evaluation_primes
 from .modular import WIDE_PRIME_LIMIT, binomial_bound, primes_for_bound
 
 __all__ = ["TransferCost", "CoefficientWork", "EvaluationWork", "coefficient_work", "evaluation_work",
-           "transfer_cost", "H100"]
+           "method_cost", "H100"]
 
 # --- measured on the CPU with bench/cpu_matchsticks.py (2 cores of an AMD EPYC, NumPy 2.4.6,
 # 2026-11-23): the coefficient transfer ----------------------------------------------------
@@ -156,7 +162,7 @@ def evaluation_work(m: int, n: int, max_removed: int | None = None) -> Evaluatio
                           states * 4 * buffers)
 
 
-def transfer_cost(h: int, w: int, backend: str, max_removed: int | None = None) -> TransferCost:
+def method_cost(h: int, w: int, backend: str, max_removed: int | None = None) -> TransferCost:
     """Memory and expected seconds of problem 1 for an h×w grid on ``backend`` ("cpu" or
     "gpu"), for R = 0..max_removed (default all): what the API can check before it starts.
 
