@@ -53,7 +53,9 @@ if step build; then
     nvcc -arch=sm_90 -cubin -O3 --resource-usage -Xptxas -warn-spills,-warn-lmem-usage \
       -o "$out/nqueens.cubin" kernels/nqueens.cu
     # compile through CuPy/NVRTC once, so later steps find the kernel cache warm
-    python -c "from gpuqueens.kernels import load_module; load_module('nqueens.cu'); print('NVRTC build ok')"
+    python -c "from gpuqueens.kernels import load_module; load_module('nqueens.cu'); load_module('nqueens_symmetric.cu'); print('NVRTC build ok')"
+    # the main iteration in SASS with this toolkit (the warp model's costs were read with nvcc 13.0)
+    python bench/simt_model.py --sass | tail -1 || echo "(no cuobjdump: SASS not read)"
   } 2>&1 | tee "$out/build.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
@@ -74,6 +76,12 @@ if step bench; then
   banner "benchmark n=$nmin..$nmax"
   python bench/gpu_nqueens.py --nmin "$nmin" --nmax "$nmax" --json "$out/ours.json" 2>&1 | tee "$out/bench.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  banner "the kernels alone (prefixes at row 5, main search, symmetric search), n=16..$nmax"
+  python bench/gpu_nqueens.py --path direct --nmin 16 --nmax "$nmax" --no-cold --plain-nodes-max 0 \
+    --json "$out/direct.json" 2>&1 | tee "$out/direct.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  python -c "import json, sys; [print(r['n'], {k: round(r[k], 4) for k in ('prefixes_s', 'kernel_s', 'symmetric_s')}) for r in json.load(open(sys.argv[1]))]" \
+    "$out/direct.json" 2>&1 | tee -a "$out/direct.txt"
 fi
 
 if step seed; then
@@ -106,9 +114,12 @@ if step ncu; then
   if command -v ncu >/dev/null; then
     ncu --kernel-name nqueens_count --launch-count 1 \
       --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
+      --section ComputeWorkloadAnalysis --section InstructionStats --section SchedulerStats \
+      --section MemoryWorkloadAnalysis \
       python -c "import gpuqueens; print(gpuqueens.nqueens(18, backend='gpu', progress=False))" \
       > "$out/ncu18.txt" 2>&1 || status=1
-    grep -E "Duration|Registers Per Thread|Achieved Occupancy|Avg. Active Threads|Avg. Not Predicated|Grid Size|Block Size" "$out/ncu18.txt"
+    # compare with the warp model (docs/performance.md): lanes, issue slots, the ALU pipe, shared memory
+    grep -E "Duration|Registers Per Thread|Achieved Occupancy|Avg. Active Threads|Avg. Not Predicated|Grid Size|Block Size|Issue Slots Busy|Issued Ipc|Executed Ipc|ALU|Shared|L1/TEX Hit|Warp Cycles Per Issued|No Eligible" "$out/ncu18.txt"
   else
     echo "ncu not found (Nsight Compute): profile skipped" | tee "$out/ncu18.txt"
   fi

@@ -1,6 +1,7 @@
 """Device benchmark of the gpuqueens CUDA N-Queens search (run on a machine with a GPU).
 
     python bench/gpu_nqueens.py --nmin 8 --nmax 21 [--repeats 3] [--plain-nodes-max 19] [--json FILE]
+    python bench/gpu_nqueens.py --host-side --nmin 18 --nmax 23    # the host's share only, no GPU
 
 For each n it prints one row:
 
@@ -11,7 +12,8 @@ prefixes, mark
 --path
     ``api`` (default) times the public call ``gpuqueens.problems.nqueens.nqueens(n, backend="gpu")``
     with its own work plan; ``direct`` times ``enumerate_prefixes(n, mark)`` plus
-    ``count_prefixes_gpu``, the kernel path alone.
+    ``count_prefixes_gpu`` and ``count_symmetric_gpu``, the kernel path alone, and puts the
+    median of each phase in the JSON rows (prefixes_s, kernel_s, symmetric_s).
 cold s
     (n <= --cold-max) a fresh Python process with an empty CuPy kernel cache (CUPY_CACHE_DIR in a new temporary
     folder): importing gpuqueens and CuPy, compiling kernels/nqueens.cu with NVRTC,
@@ -132,14 +134,23 @@ def count_once(n: int, mark: int, path: str) -> tuple[int, int, int | None]:
 
         result = nqueens(n, backend="gpu", progress=False)
         return result.total, result.unique, None
-    from gpuqueens.problems.nqueens.gpu import count_prefixes_gpu
+    from gpuqueens.problems.nqueens.gpu import count_prefixes_gpu, count_symmetric_gpu
     from gpuqueens.problems.nqueens.plan import SYMMETRIC_UNIT, combine
-    from gpuqueens.problems.nqueens.symmetric import count_symmetric
 
+    start = time.perf_counter()
     prefixes = enumerate_prefixes(n, mark)
-    weight = count_prefixes_gpu(prefixes)
-    total, unique = combine({"u0": (weight, 0, 0), SYMMETRIC_UNIT: (0, *count_symmetric(n))})
+    enumerated = time.perf_counter()
+    weight = count_prefixes_gpu(prefixes)  # upload, kernel, read-back
+    counted = time.perf_counter()
+    symmetric = count_symmetric_gpu(n)  # host prefixes, kernel, read-back
+    PHASES.append({"prefixes_s": enumerated - start, "kernel_s": counted - enumerated,
+                   "symmetric_s": time.perf_counter() - counted})
+    total, unique = combine({"u0": (weight, 0, 0), SYMMETRIC_UNIT: (0, *symmetric)})
     return total, unique, len(prefixes)
+
+
+#: (path direct) the phases of each timed run: host prefixes, the main search, the symmetric one
+PHASES: list[dict] = []
 
 
 def warm_seconds(n: int, mark: int, path: str, repeats: int, long_run_s: float):
@@ -149,6 +160,7 @@ def warm_seconds(n: int, mark: int, path: str, repeats: int, long_run_s: float):
     result = count_once(n, mark, path)
     if time.perf_counter() - start > long_run_s:
         repeats = 1
+    PHASES.clear()
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
@@ -178,6 +190,40 @@ def _cold_child(n: int, mark: int, path: str) -> None:
     print(json.dumps({"n": n, "seconds": time.perf_counter() - start, "total": total, "unique": unique}))
 
 
+# --- the host's share of the public call, measured without a GPU ----------------------------
+
+
+def host_side_seconds(n: int, repeats: int = 5) -> float:
+    """Best of `repeats` wall times of ``nqueens(n, backend="gpu")`` with the device's work
+    replaced by the host's share of it: each unit's records and one copy of them, the
+    symmetric search's prefixes and records. Runs anywhere (no CuPy); the counts it returns
+    are not checked."""
+    import gpuqueens.problems.nqueens as api
+    from gpuqueens.problems.nqueens import gpu
+    from gpuqueens.problems.nqueens.symmetric import symmetric_work
+
+    def prefix_unit(prefixes, **options):
+        np.copy(prefixes.records())
+        return 0
+
+    def symmetric_unit(n, **options):
+        np.copy(symmetric_work(n, gpu.SYMMETRIC_TARGET_PREFIXES).records())
+        return 0, 0
+
+    saved = (gpu.count_prefixes_gpu, gpu.count_symmetric_gpu, api.combine, api.resolve_backend, api.device_name)
+    gpu.count_prefixes_gpu, gpu.count_symmetric_gpu = prefix_unit, symmetric_unit
+    api.combine, api.resolve_backend, api.device_name = (lambda results: (0, 0)), (lambda b: "gpu"), (lambda b: "-")
+    try:
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            api.nqueens(n, backend="gpu", progress=False)
+            times.append(time.perf_counter() - start)
+        return min(times)
+    finally:
+        gpu.count_prefixes_gpu, gpu.count_symmetric_gpu, api.combine, api.resolve_backend, api.device_name = saved
+
+
 # --- table ---------------------------------------------------------------------------------
 
 
@@ -198,7 +244,8 @@ def bench_row(n: int, args) -> dict:
         if nodes is not None and measured != nodes:
             raise AssertionError(f"n={n}: plain nodes {measured} on the GPU, {nodes} on the host")
         nodes = measured
-    return {
+    phases = {key: statistics.median(p[key] for p in PHASES) for key in PHASES[0]} if PHASES else {}
+    return phases | {
         "n": n, "total": total, "unique": unique, "path": args.path,
         "prefixes": count, "mark": mark if args.path == "direct" else None,
         "cold_s": cold, "warm_s": warm, "solutions_per_s": total / warm if warm > 0 else None,
@@ -241,10 +288,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plain-nodes-max", type=int, default=19,
                         help="largest n whose plain-search node count is measured on the GPU")
     parser.add_argument("--json", type=Path, help="also write the rows to this JSON file")
+    parser.add_argument("--host-side", action="store_true",
+                        help="only time the host's share of the public call, device stubbed out (no GPU needed)")
     parser.add_argument("--cold-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.cold_child is not None:
         _cold_child(args.cold_child, args.mark, args.path)
+        return 0
+    if args.host_side:
+        import warnings
+
+        warnings.simplefilter("ignore")  # the long-run estimate of n >= 23
+        for n in range(args.nmin, args.nmax + 1):
+            print(f"n={n}: host side of nqueens(n, backend='gpu') {1e3 * host_side_seconds(n):.1f} ms", flush=True)
         return 0
     print(f"# gpuqueens N-Queens on {device_line()}, path={args.path}")
     print(HEADER, flush=True)

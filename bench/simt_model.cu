@@ -7,20 +7,23 @@
 // has an active lane, a 4-byte access one per instruction). Block costs are SASS counts read
 // off the sm_90 disassembly (bench/simt_model.py holds them and says how they were counted).
 //
-//   simt_model v3 PREFIXES_IN THREADS MAIN MAIN_ALU LEAF_C LEAF_S FETCH
+//   simt_model v4 PREFIXES_IN SPLIT THREADS (ISSUED ALU) x 9
 //   simt_model ygch N ROWS SAMPLE THREADS LOOP LOOP_ALU FETCH
 //
-// v3: the kernel in kernels/nqueens.cu (NqWorker, its own code compiled for the host), work
-// items taken from a shared counter. PREFIXES_IN: the host harness format
-// (tests/native/nqueens_host_main.cu); its split is 0 (the prefixes are the items).
+// v4: the kernel in kernels/nqueens.cu (NqWorker::advance, its own code compiled for the
+// host), work items taken from a shared counter; the 9 cost pairs are those of its blocks
+// head, main, rare, rule, last, leaf, fetch, empty, tail. PREFIXES_IN: the host harness
+// format (tests/native/nqueens_host_main.cu); SPLIT: the rows the device cuts each prefix by
+// (as gpu.choose_split), whose empty items cost one pass of the fetch loop each.
 // ygch: the loop of the public counter ygch/n_queens as its kernel runs it (one candidate per
 // iteration, every row's whole state in shared memory, mirror symmetry only, first ROWS rows
 // placed on the host; a lane that finishes its subproblem waits for the rest of its warp,
 // then the warp takes 32 new subproblems). Every SAMPLE-th subproblem is modelled.
 //
-// Prints one line of key=value pairs: nodes (candidates tried below the items), warp_steps,
+// Prints key=value pairs: nodes (candidates tried below the items), warp_steps,
 // active_lanes (lanes per issued instruction, as ncu's "Avg. Active Threads Per Warp"),
-// issued/alu/wavefronts per node, tail (longest thread's busy steps over the mean).
+// issued/alu/wavefronts per node, tail (longest thread's busy steps over the mean); v4 also
+// the share of warp steps that ran each rare block.
 
 #include <algorithm>
 #include <cstdio>
@@ -53,8 +56,16 @@ void print(const char* loop, const Totals& t, long long threads, double tail, lo
                 t.alu / nodes, t.wavefronts / nodes, tail, ticks);
 }
 
-int run_v3(int argc, char** argv) {
-    if (argc != 9) return 2;
+// Costs of the blocks of NqWorker::advance() (SASS instructions, and those on the ALU pipe).
+struct Block {
+    double issued = 0, alu = 0;
+};
+// in the order of the command line: head, main, rare, rule, last, leaf, fetch, empty, tail
+// (empty: an item taken from the counter whose square does not exist, taken again)
+enum { HEAD, MAIN, RARE, RULE, LAST, LEAF, FETCH, EMPTY, TAIL, BLOCKS };
+
+int run_v4(int argc, char** argv) {
+    if (argc != 5 + 2 * BLOCKS) return 2;
     std::FILE* f = std::fopen(argv[2], "rb");
     if (!f) return 2;
     char magic[8];
@@ -65,22 +76,27 @@ int run_v3(int argc, char** argv) {
     std::vector<nq_u32> records(count * NQ_RECORD_WORDS);
     if (count && std::fread(records.data(), 4, records.size(), f) != records.size()) return 2;
     std::fclose(f);
-    const int threads = std::atoi(argv[3]);
-    const double main_cost = std::atof(argv[4]), main_alu = std::atof(argv[5]);
-    const double leaf_c = std::atof(argv[6]), leaf_s = std::atof(argv[7]), fetch = std::atof(argv[8]);
+    const int split = std::atoi(argv[3]);
+    const int threads = std::atoi(argv[4]);
+    Block cost[BLOCKS];
+    for (int b = 0; b < BLOCKS; ++b) {
+        cost[b].issued = std::atof(argv[5 + 2 * b]);
+        cost[b].alu = std::atof(argv[6 + 2 * b]);
+    }
 
-    const NqPrefixes set = nq_prefixes((int)n, (int)mark, 0, (long long)count, records.data());
-    const int words = nq_thread_words((int)n, (int)mark);
+    const NqPrefixes set = nq_prefixes((int)n, (int)mark, split, (long long)count, records.data());
+    const int base = (int)mark + split;
+    const int words = nq_thread_words((int)n, base);
     std::vector<nq_u32> memory((size_t)threads * words);
     std::vector<NqWorker> lanes(threads);
     nq_u64 counter = 0;
     std::vector<char> live(threads, 1);
     std::vector<long long> busy(threads, 0);
     for (int t = 0; t < threads; ++t) {
-        lanes[t].start(set, &counter, nq_thread_memory(&memory[(size_t)t * words], (int)n, (int)mark, t), 0);
-        if (lanes[t].next_item() == NQ_STEP_DONE) live[t] = 0;
+        lanes[t].start(set, &counter, nq_thread_memory(&memory[(size_t)t * words], (int)n, base, t), 0);
     }
     Totals tot;
+    double leaf_steps = 0, fetch_steps = 0, rule_steps = 0, main_steps = 0, empty_items = 0, items = 0;
     const int warps = (threads + 31) / 32;
     long long tick = 0;
     bool any_live = true;
@@ -88,55 +104,75 @@ int run_v3(int argc, char** argv) {
         any_live = false;
         ++tick;
         for (int w = 0; w < warps; ++w) {
-            unsigned main_lanes = 0, save_lanes = 0, back_lanes = 0, leaf_back = 0;
-            bool leaf_side = false, leaf_corner = false, fetched = false;
-            double lane_cost = 0;
-            int active = 0;
+            // lanes taking each block this step; save lanes of the two try blocks; restore lanes
+            unsigned took[BLOCKS] = {};
+            unsigned save_main = 0, save_rule = 0, restore = 0;
+            long long max_empty = 0;
             for (int l = 0; l < 32; ++l) {
                 const int t = w * 32 + l;
                 if (t >= threads || !live[t]) continue;
-                ++active;
-                const bool corner = (lanes[t].s.leafinfo >> 18) & 1u;
+                const unsigned bit = 1u << l;
+                const long long taken = lanes[t].taken;
                 const int did = lanes[t].advance();
                 ++busy[t];
-                if (did == NQ_STEP_DONE) live[t] = 0;
-                if (did == NQ_STEP_DONE || did == NQ_STEP_FETCH) {
-                    fetched = true;
-                    lane_cost += fetch;
-                } else if (did & NQ_STEP_LEAF) {
-                    (corner ? leaf_corner : leaf_side) = true;
-                    leaf_back |= 1u << l;
-                    lane_cost += corner ? leaf_c : leaf_s;
-                } else {
-                    main_lanes |= 1u << l;
-                    lane_cost += main_cost;
+                took[HEAD] |= bit;
+                // items taken beyond one are empty ones, each a pass of the fetch loop: the warp
+                // issues the empty block once for each pass of its slowest lane
+                const long long empty = lanes[t].taken - taken - 1;
+                if (empty > 0) {
+                    max_empty = std::max(max_empty, empty);
+                    empty_items += (double)empty;
+                }
+                if (did == NQ_STEP_DONE) {  // the fetch found no item: the lane leaves the loop
+                    live[t] = 0;
+                    took[RARE] |= bit;
+                    took[LAST] |= bit;
+                    took[FETCH] |= bit;
+                    continue;
+                }
+                if (did == NQ_STEP_FETCH) items += 1;
+                took[TAIL] |= bit;
+                if (did & NQ_STEP_TRY) {
                     ++tot.nodes;
-                    if (did & NQ_STEP_SAVE) save_lanes |= 1u << l;
-                    if (did & NQ_STEP_RESTORE) back_lanes |= 1u << l;
+                    const bool rule = did & NQ_STEP_RULE;
+                    if (rule) took[RARE] |= bit;
+                    took[rule ? RULE : MAIN] |= bit;
+                    if (did & NQ_STEP_SAVE) (rule ? save_rule : save_main) |= bit;
+                    if (did & NQ_STEP_RESTORE) restore |= bit;
+                } else {
+                    took[RARE] |= bit;
+                    took[LAST] |= bit;
+                    took[did & NQ_STEP_LEAF ? LEAF : FETCH] |= bit;
+                    if (did & NQ_STEP_LEAF) restore |= bit;
                 }
             }
-            if (!active) continue;
+            if (!took[HEAD]) continue;
             any_live = true;
             ++tot.warp_steps;
-            double issued = 0, alu = 0, wave = 0;
-            if (main_lanes) {
-                issued += main_cost;
-                alu += main_alu;
-                wave += 1 + quarters(save_lanes) + quarters(back_lanes);  // queen store, save, restore
+            double issued = 0, alu = 0;
+            for (int b = 0; b < BLOCKS; ++b) {
+                if (!took[b]) continue;
+                issued += cost[b].issued;
+                alu += cost[b].alu;
+                tot.lanes += cost[b].issued * __builtin_popcount(took[b]);
             }
-            if (leaf_side || leaf_corner) {
-                issued += leaf_side ? leaf_s : leaf_c;
-                alu += (leaf_side ? leaf_s : leaf_c) / 2;
-                wave += quarters(leaf_back) + (leaf_side ? 2 : 0);  // restore, rows B1 and B2
-            }
-            if (fetched) {
-                issued += fetch;
-                alu += fetch / 2;
-            }
+            issued += cost[EMPTY].issued * (double)max_empty;
+            alu += cost[EMPTY].alu * (double)max_empty;
+            tot.lanes += cost[EMPTY].issued * (double)max_empty;  // mostly one lane
+            // shared memory: each try block stores down (one 4-byte wavefront) and saves 16
+            // bytes per saving lane; the leaf block reads two words; the tail restores
+            double wave = 0;
+            if (took[MAIN]) wave += 1 + quarters(save_main);
+            if (took[RULE]) wave += 1 + quarters(save_rule);
+            if (took[LEAF]) wave += 2;
+            wave += quarters(restore);
             tot.issued += issued;
             tot.alu += alu;
             tot.wavefronts += wave;
-            tot.lanes += lane_cost;
+            main_steps += took[MAIN] != 0;
+            rule_steps += took[RULE] != 0;
+            leaf_steps += took[LEAF] != 0;
+            fetch_steps += took[FETCH] != 0;
         }
     }
     long long longest = 0;
@@ -146,7 +182,12 @@ int run_v3(int argc, char** argv) {
         mean += busy[t];
     }
     mean /= threads;
-    print("v3", tot, threads, mean > 0 ? longest / mean : 0.0, tick);
+    print("v4", tot, threads, mean > 0 ? longest / mean : 0.0, tick);
+    const double steps = tot.warp_steps ? (double)tot.warp_steps : 1.0;
+    std::printf("steps_with_main=%.4f steps_with_rule=%.4f steps_with_leaf=%.4f steps_with_fetch=%.4f "
+                "nodes_per_step=%.3f empty_per_item=%.3f nodes_per_item=%.1f\n", main_steps / steps,
+                rule_steps / steps, leaf_steps / steps, fetch_steps / steps, tot.nodes / steps,
+                items ? empty_items / items : 0.0, items ? tot.nodes / items : 0.0);
     return 0;
 }
 
@@ -257,9 +298,9 @@ int run_ygch(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc > 1 && std::strcmp(argv[1], "v3") == 0) return run_v3(argc, argv);
+    if (argc > 1 && std::strcmp(argv[1], "v4") == 0) return run_v4(argc, argv);
     if (argc > 1 && std::strcmp(argv[1], "ygch") == 0) return run_ygch(argc, argv);
-    std::fprintf(stderr, "usage: %s v3 PREFIXES_IN THREADS MAIN MAIN_ALU LEAF_C LEAF_S FETCH\n"
+    std::fprintf(stderr, "usage: %s v4 PREFIXES_IN SPLIT THREADS (ISSUED ALU) x 9 blocks\n"
                          "       %s ygch N ROWS SAMPLE THREADS LOOP LOOP_ALU FETCH\n", argv[0], argv[0]);
     return 2;
 }

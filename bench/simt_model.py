@@ -1,13 +1,14 @@
 """Warp model of the N-Queens kernel (and of ygch/n_queens) on the CPU: lanes, pipes, time.
 
-    python bench/simt_model.py [--n 18 19] [--mark 7] [--sample 256] [--ygch]
+    python bench/simt_model.py [--n 18 19] [--mark 7] [--split 0] [--sample 256] [--ygch]
+    python bench/simt_model.py --sass      # the main iteration in SASS (nvcc, cuobjdump)
 
 Builds bench/simt_model.cu (nvcc, host code only), which replays the kernel's own per-thread
 loop (kernels/nqueens.cu compiled for the host) for 32-lane warps in lockstep over a sample
 of the work items (every ``--sample``-th prefix at the mark row, with the threads scaled
 down by the same factor, so that items per thread stay as on the device). Each code block
-costs the SASS instructions in ``V3_COSTS``, of which the ALU-pipe ones (LOP3, ISETP, SEL,
-SHF, IADD3, LEA, PRMT) are counted apart: an H100 scheduler issues one instruction per
+costs the SASS instructions in ``V4_COSTS``, of which the ALU-pipe ones (LOP3, ISETP, SEL,
+SHF, IADD3, LEA, PRMT) are counted apart (IMAD and VIADD, on the FMA pipe, are not): an H100 scheduler issues one instruction per
 cycle but has 16 integer lanes, so a warp's ALU instruction holds that pipe two cycles.
 Shared memory serves one wavefront per SM per cycle (a 16-byte access of a quarter-warp
 is one wavefront, a 4-byte access of the warp one).
@@ -21,6 +22,10 @@ projected seconds are a projection, not a measurement.
 from __future__ import annotations
 
 import argparse
+import glob
+import re
+import shutil
+import site
 import subprocess
 import sys
 import tempfile
@@ -34,19 +39,29 @@ if str(ROOT) not in sys.path:
 
 from gpuqueens.problems.nqueens.prefixes import enumerate_prefixes  # noqa: E402
 
-#: SASS of nqueens_count (sm_90, nvcc 13.0 -O3, cuobjdump -sass), counted 2026-11-23: the main
-#: iteration (popc, rare-branch test, one candidate, rules, queen store, save, select, restore,
-#: loop control) 43 instructions of which 25 on the ALU pipe; a case-C leaf 13, a case-S leaf
-#: 54 (row B1 and B2 loads, the weight), the fetch of a work item about 200 (an estimate:
-#: the atomic, the record, the split rows; it runs once per item of thousands of nodes).
+#: SASS of nqueens_count (sm_90, nvcc 13.0 -O3, cuobjdump -sass), counted 2026-11-23, the main
+#: iteration with ``--sass``, the rare blocks by hand from the full listing: (instructions, of
+#: which on the ALU pipe) per block of NqWorker::advance(). A main iteration is head + main + tail = 30 (12 ALU); a row whose child
+#: has a static rule takes rare + rule instead of main; a leaf rare + last + leaf; the end of
+#: an item rare + last + fetch. Fetch and empty are estimates read off the SASS, not counted
+#: exactly: about 200 for an item (the warp-aggregated atomic, the divisions of the item index,
+#: the record, the split rows), about 100 for an empty one (a square that does not exist).
+V4_COSTS = {"head": (5, 1), "main": (19, 10), "rare": (2, 1), "rule": (20, 11), "last": (2, 1),
+            "leaf": (22, 11), "fetch": (200, 100), "empty": (100, 50), "tail": (6, 1)}
+V4_BLOCKS = ("head", "main", "rare", "rule", "last", "leaf", "fetch", "empty", "tail")
+#: v3 (fe41912) as counted on 2026-11-23, for the record: 43 per iteration (25 ALU), a case-C
+#: leaf 13, a case-S leaf 54, the fetch about 200.
 V3_COSTS = {"main": 43, "main_alu": 25, "leaf_c": 13, "leaf_s": 54, "fetch": 200}
 #: ygch/n_queens at dba7b01 built for sm_90 with its configuration 2: the loop is 30
 #: instructions, 15 on the ALU pipe; the fetch of 32 subproblems about 30.
 YGCH_COSTS = {"loop": 30, "loop_alu": 15, "fetch": 30}
-#: ncu of ygch's kernel at n=18, 6 rows (r4-ncu_ygch18): 115.5e6 active cycles per SM at
-#: 1.59 GHz for the 1,199,146 subproblems; the model's bound for the same run (full sample,
-#: 163,840 threads) is BOUND_EFFICIENCY of that: cycles = bound / BOUND_EFFICIENCY.
-BOUND_EFFICIENCY = 0.865
+#: ncu of ygch's kernel at n=18, 6 rows (2026-11-22): 118.5e6 elapsed cycles (115.5e6 active
+#: per SM) at 1.59 GHz for the 1,199,146 subproblems; the model's bound for the same run
+#: (`--ygch --mark 6 --n 18 --sample 1`, 163,840 threads: 2.935e10 nodes at 1.828 cycles,
+#: 1.016e8 cycles per scheduler) is BOUND_EFFICIENCY of the elapsed cycles:
+#: cycles = bound / BOUND_EFFICIENCY. (0.880 of the active cycles; 0.865 with the bound of a
+#: 1/16 sample, which this constant was before 2026-11-23.)
+BOUND_EFFICIENCY = 0.858
 #: H100 SXM: 132 SMs of 4 schedulers; clock of the wall-clock runs (r1: boost) and of ncu.
 SMS = 132
 CLOCK_HZ = 1.755e9
@@ -57,6 +72,7 @@ SHARED_PER_SM = 228 * 1024
 
 
 def h100_threads(n: int, base: int, block: int = 128) -> int:
+    """Threads an H100 holds at once when searching from row `base` (gpu._grid_size)."""
     per_thread = 4 * (4 * (n - base) + (n - 1 - base))
     blocks = min(2048 // block, SHARED_PER_SM // (block * per_thread + 1024 + 256))
     return SMS * blocks * block
@@ -92,17 +108,19 @@ def projected_seconds(r: dict, nodes: float, clock: float = CLOCK_HZ) -> float:
     return nodes * bound_cycles_per_node(r) / BOUND_EFFICIENCY / (SMS * 4 * clock)
 
 
-def run_v3(binary: Path, folder: Path, n: int, mark: int, sample: int, threads: int | None = None) -> dict:
+def run_v4(binary: Path, folder: Path, n: int, mark: int, sample: int, threads: int | None = None,
+           costs: dict | None = None, split: int = 0) -> dict:
+    """The kernel's loop over every `sample`-th prefix at row `mark`, cut by `split` rows."""
     prefixes = enumerate_prefixes(n, mark)
     subset = prefixes.take(np.arange(0, len(prefixes), sample))
-    threads = threads or max(32, round(h100_threads(n, mark) / sample / 32) * 32)
+    threads = threads or max(32, round(h100_threads(n, mark + split) / sample / 32) * 32)
     path = folder / f"prefixes_{n}_{mark}_{sample}.bin"
     write_prefix_file(path, subset)
-    c = V3_COSTS
-    out = subprocess.run([str(binary), "v3", str(path), str(threads), str(c["main"]), str(c["main_alu"]),
-                          str(c["leaf_c"]), str(c["leaf_s"]), str(c["fetch"])],
+    costs = costs or V4_COSTS
+    pairs = [str(v) for block in V4_BLOCKS for v in costs[block]]
+    out = subprocess.run([str(binary), "v4", str(path), str(split), str(threads), *pairs],
                          check=True, capture_output=True, text=True, timeout=3600).stdout
-    return _parse(out) | {"n": n, "mark": mark, "sample": sample, "all_prefixes": len(prefixes)}
+    return _parse(out) | {"n": n, "mark": mark, "split": split, "sample": sample, "all_prefixes": len(prefixes)}
 
 
 def run_ygch(binary: Path, n: int, rows: int, sample: int, threads: int = 163840) -> dict:
@@ -114,29 +132,98 @@ def run_ygch(binary: Path, n: int, rows: int, sample: int, threads: int = 163840
     return _parse(out) | {"n": n, "mark": rows, "sample": sample}
 
 
+#: SASS opcodes that run on the integer ALU pipe (the rest of the loop: IMAD*, VIADD on the FMA
+#: pipe; POPC, LDS/STS, branches and barriers elsewhere).
+ALU_OPCODES = ("LOP3", "ISETP", "SEL", "SHF", "IADD3", "LEA", "PRMT", "PLOP3", "FLO", "BREV", "BMSK",
+               "IMNMX", "VIMNMX", "MOV")
+
+
+def find_cuobjdump() -> str | None:
+    """cuobjdump on the PATH, or from the nvidia-cuda-cuobjdump wheel in this Python's site-packages."""
+    found = shutil.which("cuobjdump")
+    if found:
+        return found
+    for folder in (*site.getsitepackages(), site.getusersitepackages()):
+        for path in sorted(glob.glob(f"{folder}/nvidia/cu*/bin/cuobjdump")) + sorted(
+                glob.glob(f"{folder}/nvidia/cuda_cuobjdump/bin/cuobjdump")):
+            return path
+    return None
+
+
+def sass(source: Path, folder: Path, function: str = "nqueens_count") -> list[tuple[int, str]]:
+    """(address, instruction) of `function` in the sm_90 build of `source` (nvcc, cuobjdump)."""
+    cubin = folder / "kernel.cubin"
+    subprocess.run(["nvcc", "-arch=sm_90", "-cubin", "-O3", "-o", str(cubin), str(source)], check=True, timeout=300)
+    tool = find_cuobjdump()
+    if tool is None:
+        raise FileNotFoundError("cuobjdump not found (pip install nvidia-cuda-cuobjdump)")
+    text = subprocess.run([tool, "-sass", "-fun", function, str(cubin)], check=True, capture_output=True,
+                          text=True, timeout=300).stdout
+    found = (re.match(r"\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;", line) for line in text.splitlines())
+    return [(int(m.group(1), 16), m.group(2)) for m in found if m]
+
+
+def is_alu(instruction: str) -> bool:
+    opcode = instruction.split()[1] if instruction.startswith("@") else instruction.split()[0]
+    return opcode.split(".")[0] in ALU_OPCODES
+
+
+def main_iteration(code: list[tuple[int, str]]) -> list[str]:
+    """The search loop's main path: from its head (the POPC that a back branch returns to)
+    along the fall-through path, through unconditional branches, to the back branch."""
+    where = {address: k for k, (address, _) in enumerate(code)}
+    for k, (address, text) in enumerate(code):
+        if not re.match(r"POPC R\d+, R\d+$", text) or not any(t == f"BRA 0x{address:x}" for _, t in code):
+            continue
+        path, i = [], k
+        while len(path) < 200:
+            path.append(code[i][1])
+            if path[-1] == f"BRA 0x{address:x}":
+                return path
+            jump = re.match(r"BRA 0x([0-9a-f]+)$", path[-1])
+            i = where[int(jump.group(1), 16)] if jump else i + 1
+    raise ValueError("no search loop found in the SASS")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, nargs="+", default=[16, 17, 18])
     parser.add_argument("--mark", type=int, default=7)
+    parser.add_argument("--split", type=int, default=0,
+                        help="rows the device cuts each prefix by (the public call: --mark 5 --split 2)")
     parser.add_argument("--sample", type=int, default=256, help="model every k-th item, 1/k of the threads")
     parser.add_argument("--ygch", action="store_true", help="model ygch/n_queens (6 rows) instead")
+    parser.add_argument("--sass", action="store_true",
+                        help="print the main iteration of kernels/nqueens.cu in SASS (nvcc, cuobjdump) and stop")
     args = parser.parse_args(argv)
+    if args.sass:
+        with tempfile.TemporaryDirectory() as folder:
+            path = main_iteration(sass(ROOT / "kernels" / "nqueens.cu", Path(folder)))
+        for text in path:
+            print(f"{'ALU' if is_alu(text) else '':>3}  {text}")
+        print(f"{len(path)} instructions, {sum(map(is_alu, path))} on the ALU pipe "
+              f"(V4_COSTS head + main + tail: {sum(V4_COSTS[b][0] for b in ('head', 'main', 'tail'))}, "
+              f"{sum(V4_COSTS[b][1] for b in ('head', 'main', 'tail'))})")
+        return 0
     with tempfile.TemporaryDirectory() as folder:
         binary = build(Path(folder))
-        print(f"{'loop':>4} {'n':>3} {'mark':>4} {'threads':>7} {'lanes':>6} {'issued/node':>11} {'alu/node':>8} "
-              f"{'wavefr/node':>11} {'bound cyc/node':>14} {'tail':>5} {'nodes (all)':>12} {'projected s':>11}")
+        print(f"{'loop':>4} {'n':>3} {'mark':>4} {'split':>5} {'threads':>7} {'lanes':>6} {'issued/node':>11} "
+              f"{'alu/node':>8} {'wavefr/node':>11} {'bound cyc/node':>14} {'tail':>5} {'nodes (all)':>12} "
+              f"{'projected s':>11} {'leaf steps':>10} {'empty/item':>10}")
         for n in args.n:
             if args.ygch:
                 r = run_ygch(binary, n, args.mark, args.sample)
             else:
-                r = run_v3(binary, Path(folder), n, args.mark, args.sample)
+                r = run_v4(binary, Path(folder), n, args.mark, args.sample, split=args.split)
             nodes = r["nodes"] * args.sample
-            print(f"{r['loop']:>4} {n:>3} {args.mark:>4} {int(r['threads']):>7} {r['active_lanes']:>6.2f} "
-                  f"{r['issued_per_node']:>11.3f} {r['alu_per_node']:>8.3f} {r['wavefronts_per_node']:>11.3f} "
-                  f"{bound_cycles_per_node(r):>14.3f} {r['tail']:>5.2f} {nodes:>12.4g} "
-                  f"{projected_seconds(r, nodes):>11.4f}")
+            print(f"{r['loop']:>4} {n:>3} {args.mark:>4} {r.get('split', 0):>5} {int(r['threads']):>7} "
+                  f"{r['active_lanes']:>6.2f} {r['issued_per_node']:>11.3f} {r['alu_per_node']:>8.3f} "
+                  f"{r['wavefronts_per_node']:>11.3f} {bound_cycles_per_node(r):>14.3f} {r['tail']:>5.2f} "
+                  f"{nodes:>12.4g} {projected_seconds(r, nodes):>11.4f} {r.get('steps_with_leaf', 0):>10.3f} "
+                  f"{r.get('empty_per_item', 0):>10.2f}")
     print("lanes: active lanes per issued instruction; bound: max(issued, 2 x ALU, 4 x shared wavefronts) "
-          "scheduler cycles per node")
+          "scheduler cycles per node; leaf steps: share of warp steps with a leaf; empty/item: empty items "
+          "taken per item searched")
     print(f"projected s: kernel seconds on one H100 at {CLOCK_HZ / 1e9:.3f} GHz, the bound divided by "
           f"{BOUND_EFFICIENCY} (calibrated on ygch's ncu profile); a projection, not a measurement")
     return 0

@@ -10,31 +10,37 @@
 // record (left, down, right, rule word). The grid is persistent: each thread takes the next
 // work item from a global counter (nq_fetch) whenever its subtree is done.
 //
-// The search loop (NqSearch::step) tries exactly one candidate per iteration, so that the
-// lanes of a warp stay in step: there is no "back up a row" iteration.
+// The search loop (NqWorker::advance, engine v4) tries exactly one candidate per iteration,
+// so that the lanes of a warp stay in step: there is no "back up a row" iteration.
 //   * The current row's state (cand, left, down, right) lives in registers, 32-bit words.
 //     `left` is never masked (bits past column n-1 are off the board and only move further).
-//   * Descending from a row that still has candidates saves that row's whole state (16 bytes,
-//     one shared-memory store) on a per-thread stack; a row with no candidate left is not
-//     saved. When the current row runs out of candidates without descending, the top saved
-//     state is restored (one load), and that row always has a candidate left. The stack's
-//     bottom slot is a sentinel whose row is the last row and whose cand is 0: restoring it
+//   * Trying a candidate saves the row's whole state (16 bytes, one shared-memory store) on a
+//     per-thread stack if the row has candidates left, then computes the child's state in
+//     the same registers. If the child has no free square, the top saved state is restored
+//     (one load): the row just saved, or an older one; a restored row always has a candidate
+//     left. So the iteration has no select: the restore overwrites the child. The stack's
+//     bottom slot is a sentinel whose row is the last row and whose cand is 0: reaching it
 //     ends the work item. (Masks are not undone bit by bit: a 32-bit undo loses one bit per
 //     row at each end and is wrong after two levels.)
-//   * The row is popc(down): no row counter to save. The case rules for the child row are a
-//     range test on it (case S: rows outside B1..B2 may not use an edge column; case C: rows
-//     below B1 may not use column 1) plus, in case S at row B2, "take the unused edge column".
-//     They prune exactly the branches the rules of the spec prune, give the same leaves, and
-//     a few more nodes (rows after B2 find out one row later that an edge column is missing).
-//   * The last row is descended into (it has at most one candidate); trying it is a leaf.
-//     Leaves and the end of an item take a separate, rarely taken branch. A case-C leaf
-//     weighs 24; a case-S leaf weighs 24/k, k = 1 + the edge queens at corner distance B1
-//     other than the top one (the left queen at (B2, 0), the right one at (B1, n-1), the
-//     bottom one at (n-1, B2)): the queen of each searched row is stored in a per-row array
-//     (one store per iteration) so that a leaf can read rows B1 and B2.
+//   * The row is popc(down): no row counter to save.
+//   * Rules where they apply. The spec's rules (docs/nqueens-method.md) touch rows above B1
+//     (case C: no column 1; case S: no edge column), row B2 (case S) and the last row. Rows
+//     whose child is above B1 take a rare path with the static rule; the main path applies
+//     only case S's rule at row B2, in the form "if an edge column is unused, take an edge
+//     column" (one predicated AND); with both edge columns unused there, row B2 takes one
+//     and the leaves below are rejected (the spec kills the branch at B2: 2% more nodes).
+//   * The last row is descended into (it has at most one candidate); its queen is weighed on
+//     the rare path: 24/k, k = 1 + the edge queens at corner distance B1 other than the top
+//     one (the left queen at (B2, 0), the right one at (B1, n-1), the bottom one at
+//     (n-1, B2)); case C with neutral data, so k = 1 and the weight 24. For rows B1 and B2
+//     the leaf reads `down` as it was after row B1 and before row B2: every iteration stores
+//     the child's `down` in a per-row array (one 4-byte store).
+//   * All paths (main, rule rows, leaf, end of item and fetch) meet before the restore, so
+//     the lanes of a warp reconverge once per iteration; a lane that fetches its next item
+//     does not wait for the other lanes' items.
 //   * Shared memory is laid out per warp, [slot][lane] for the saved states and [row][lane]
-//     for the queens, so that the 32 lanes of a warp hit 32 different banks and the offsets
-//     between slots and rows are compile-time constants.
+//     for the per-row `down`, so that the 32 lanes of a warp hit 32 different banks and the
+//     offsets between slots and rows are compile-time constants.
 //
 // Every count is 64-bit. `nqueens_count` adds each block's weight to block_sums[blockIdx.x]
 // (several launches may accumulate into one buffer); `nqueens_count_each` adds one weight per
@@ -63,8 +69,13 @@ typedef unsigned long long nq_u64;
 // Leaf weights 24/k for k = 1..4, one byte each.
 #define NQ_LEAF_WEIGHTS ((24u) | (12u << 8) | (8u << 16) | (6u << 24))
 
-__host__ __device__ inline nq_u64 nq_leaf_weight(int k) {
-    return (NQ_LEAF_WEIGHTS >> (8 * (k - 1))) & 0xffu;
+// Byte `k` of `table`, 0 from k = 4 on (a funnel shift clamps its amount at 32 bits).
+__host__ __device__ inline nq_u32 nq_byte_or_zero(nq_u32 table, nq_u32 k) {
+#ifdef __CUDA_ARCH__
+    return __funnelshift_rc(table, 0u, 8u * k) & 0xffu;
+#else
+    return k < 4 ? (table >> (8 * k)) & 0xffu : 0u;
+#endif
 }
 
 __host__ __device__ inline int nq_popc(nq_u32 x) {
@@ -76,7 +87,7 @@ __host__ __device__ inline int nq_popc(nq_u32 x) {
 }
 
 // Shared-memory layout of one thread's search: saved row states of 4 words (slot 0: the
-// sentinel), then the queen of each row base..n-2, one word each (nq_thread_memory).
+// sentinel), then `down` after each row base..n-2, one word each (nq_thread_memory).
 // Saved-state slots a search from row `base` needs: one per row base..n-2, plus the sentinel.
 __host__ __device__ inline int nq_slots(int n, int base) {
     return n - base;
@@ -96,15 +107,17 @@ __host__ __device__ inline int nq_thread_words(int n, int base) {
 typedef nq_u32 nq_addr;
 #define NQ_SLOT_BYTES 512   // 32 lanes x 16 bytes
 #define NQ_ROW_BYTES 128    // 32 lanes x 4 bytes
+#define NQ_WORD 4           // a word of a slot
 #else
 typedef nq_u32* nq_addr;
 #define NQ_SLOT_BYTES 4     // in words on the host
 #define NQ_ROW_BYTES 1
+#define NQ_WORD 1
 #endif
 
 struct NqMemory {
     nq_addr slots;   // slot k at slots + k * NQ_SLOT_BYTES (4 words)
-    nq_addr queens;  // the queen of row r (base <= r <= n-2) at queens + (r - base) * NQ_ROW_BYTES
+    nq_addr downs;   // down after row r (base <= r <= n-2) at downs + (r - base) * NQ_ROW_BYTES
 };
 
 __host__ __device__ inline NqMemory nq_thread_memory(nq_u32* memory, int n, int base, int thread) {
@@ -113,16 +126,16 @@ __host__ __device__ inline NqMemory nq_thread_memory(nq_u32* memory, int n, int 
 #ifdef __CUDA_ARCH__
     const nq_u32 region = (nq_u32)__cvta_generic_to_shared(memory) + (thread >> 5) * 32 * 4 * nq_thread_words(n, base);
     m.slots = region + (thread & 31) * 16;
-    m.queens = region + slots * NQ_SLOT_BYTES + (thread & 31) * 4;
+    m.downs = region + slots * NQ_SLOT_BYTES + (thread & 31) * 4;
 #else
     (void)thread;
     m.slots = memory;
-    m.queens = memory + 4 * slots;
+    m.downs = memory + 4 * slots;
 #endif
     return m;
 }
 
-// One word, and four words if `p` (predicated: no branch on the device).
+// One word.
 __host__ __device__ inline void nq_store(nq_addr at, nq_u32 v) {
 #ifdef __CUDA_ARCH__
     asm volatile("st.shared.u32 [%0], %1;" ::"r"(at), "r"(v) : "memory");
@@ -141,31 +154,63 @@ __host__ __device__ inline nq_u32 nq_load(nq_addr at) {
 #endif
 }
 
-__host__ __device__ inline void nq_store4_if(bool p, nq_addr at, nq_u32 a, nq_u32 b, nq_u32 c, nq_u32 d) {
+// The save and the restore of a row state: a stack of 4-word slots, `top` the next free
+// one. Predicated rather than branched on the device: push if `w` != 0, pop if `w` == 0
+// (one test of the word for the access and the pointer; the compiler can fold it into the
+// instruction that computes the word). The load's immediate offset keeps its address
+// independent of the pointer update, which lets the compiler predicate it.
+__host__ __device__ inline void nq_push_if_nonzero(nq_u32 w, nq_addr& top, nq_u32 a, nq_u32 b, nq_u32 c, nq_u32 d) {
 #ifdef __CUDA_ARCH__
-    asm volatile("{ .reg .pred q; setp.ne.u32 q, %0, 0; @q st.shared.v4.u32 [%1], {%2, %3, %4, %5}; }"
-                 ::"r"((nq_u32)p), "r"(at), "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
+    asm volatile("{ .reg .pred q; setp.ne.u32 q, %1, 0; @q st.shared.v4.u32 [%0], {%2, %3, %4, %5};\n\t"
+                 "@q add.u32 %0, %0, %6; }"
+                 : "+r"(top) : "r"(w), "r"(a), "r"(b), "r"(c), "r"(d), "n"(NQ_SLOT_BYTES) : "memory");
 #else
-    if (p) {
-        at[0] = a;
-        at[1] = b;
-        at[2] = c;
-        at[3] = d;
+    if (w) {
+        top[0] = a;
+        top[1] = b;
+        top[2] = c;
+        top[3] = d;
+        top += NQ_SLOT_BYTES;
     }
 #endif
 }
 
-__host__ __device__ inline void nq_load4_if(bool p, nq_addr at, nq_u32& a, nq_u32& b, nq_u32& c, nq_u32& d) {
+__host__ __device__ inline void nq_pop_if_zero(nq_u32 w, nq_addr& top, nq_u32& a, nq_u32& b, nq_u32& c, nq_u32& d) {
 #ifdef __CUDA_ARCH__
-    asm("{ .reg .pred q; setp.ne.u32 q, %4, 0; @q ld.shared.v4.u32 {%0, %1, %2, %3}, [%5]; }"
-                 : "+r"(a), "+r"(b), "+r"(c), "+r"(d) : "r"((nq_u32)p), "r"(at) : "memory");
+    asm volatile("{ .reg .pred q; setp.eq.u32 q, %5, 0; @q ld.shared.v4.u32 {%0, %1, %2, %3}, [%4+%6];\n\t"
+                 "@q add.u32 %4, %4, %6; }"
+                 : "+r"(a), "+r"(b), "+r"(c), "+r"(d), "+r"(top) : "r"(w), "n"(-NQ_SLOT_BYTES) : "memory");
 #else
-    if (p) {
-        a = at[0];
-        b = at[1];
-        c = at[2];
-        d = at[3];
+    if (!w) {
+        top -= NQ_SLOT_BYTES;
+        a = top[0];
+        b = top[1];
+        c = top[2];
+        d = top[3];
     }
+#endif
+}
+
+// ~(a | b | c) as one LOP3 (the compiler would split it around other uses of the OR).
+__host__ __device__ inline nq_u32 nq_nor3(nq_u32 a, nq_u32 b, nq_u32 c) {
+#ifdef __CUDA_ARCH__
+    nq_u32 r;
+    asm("lop3.b32 %0, %1, %2, %3, 0x01;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+    return r;
+#else
+    return ~(a | b | c);
+#endif
+}
+
+// w & m if u != 0 and r == s, else w: one predicated LOP3 after the two tests (the
+// compiler would rather build a mask with a select).
+__host__ __device__ inline nq_u32 nq_and_if(nq_u32 w, nq_u32 m, nq_u32 u, int r, int s) {
+#ifdef __CUDA_ARCH__
+    asm("{ .reg .pred q, t; setp.ne.u32 q, %2, 0; setp.eq.and.s32 t, %3, %4, q; @t and.b32 %0, %0, %1; }"
+        : "+r"(w) : "r"(m), "r"(u), "r"(r), "r"(s));
+    return w;
+#else
+    return (u != 0 && r == s) ? (w & m) : w;
 #endif
 }
 
@@ -194,16 +239,16 @@ enum NqStep {
     NQ_STEP_FETCH = 1,      // finished an item (or started) and loaded the next one
     NQ_STEP_TRY = 2,        // tried a candidate of rows base..n-2
     NQ_STEP_PUSH = 4,       // ...which had a child row: descended
-    NQ_STEP_SAVE = 8,       // ...and its row still had candidates: saved it
-    NQ_STEP_RESTORE = 16,   // the row ran out of candidates: restored the top saved row
-    NQ_STEP_LEAF = 32,      // tried the last row's queen: a leaf (then restored)
-    NQ_STEP_END = 64,       // restored the sentinel: the work item is finished
+    NQ_STEP_SAVE = 8,       // ...and its row still had candidates: saved it first
+    NQ_STEP_RESTORE = 16,   // ...which had none: restored the top saved row
+    NQ_STEP_RULE = 32,      // ...in a row whose child has a static rule (the rare path)
+    NQ_STEP_LEAF = 64,      // weighed the last row's queen (the rare path), then restored
 };
 
 // On the device only "did something" matters: the flags fold to 1 there, saving the
 // instructions that would build them; host programs (tests, the warp model) see them all.
 #ifdef __CUDA_ARCH__
-#define NQ_DID(flags) 1
+#define NQ_DID(flags) ((void)(flags), 1)
 #else
 #define NQ_DID(flags) (flags)
 #endif
@@ -231,8 +276,9 @@ struct NqSearch {
     int n;
     int base;          // the first row this thread searches: mark + split
     nq_u32 mask;
+    nq_u32 edges;      // the two edge columns
     nq_addr slots;     // saved state k at slots + k * NQ_SLOT_BYTES; slot 0: the sentinel
-    nq_addr queens;    // the queen of shifted row r' at queens + r' * NQ_ROW_BYTES
+    nq_addr downs;     // down after shifted row r' at downs + r' * NQ_ROW_BYTES
     nq_addr top;       // the next free slot
     // the current work item
     long long p;       // its prefix
@@ -240,45 +286,57 @@ struct NqSearch {
 #ifdef NQ_COUNT_NODES
     nq_u64 nodes;
 #endif
-    // rules for the child of shifted row r': if (unsigned)(r' - lo1) > span the child may not
-    // use the columns of `outside`; at r' == b2m1 it must take an edge column of `edges`
-    // that is still unused, if there is one (case S)
-    int lo1;
+    // Rows r' in lo..lo+span (up to 30) take the main path, whose only rule is case S's at
+    // row B2: at r' == b2m1, if an edge column is unused the child may only take an edge
+    // column. The other rows take the rare path: the last row (31) and the rows whose child
+    // is above B1, whose child may not use the columns of `outside` (case C: column 1,
+    // case S: the edge columns).
+    int lo;
     nq_u32 span;
-    nq_u32 outside;
     int b2m1;
-    nq_u32 edges;      // case S: both edge columns; case C: 0
-    // leaf data, used only at leaves: bits 0-7 B1, 8-15 B2, 16-17 edge queens at distance
-    // B1 known above `base`, bit 18 case C, bit 19 row B1 searched here, bit 20 row B2 too
-    nq_u32 leafinfo;
+    nq_u32 outside;
+    // Leaf data (leaf()): case C and case S through the same code, with neutral values
+    nq_u32 last_forbid;    // a last-row queen here weighs 0 (case S's last-row rule; ~0: all)
+    nq_u32 b2_bit;         // case S: a last-row queen here is the bottom queen (n-1, B2)
+    nq_u32 weights;        // the leaf weights 24/k from k = 1 + the edge queens at corner
+                           // distance B1 known at the item's start, one byte each
+    nq_addr before_b2;     // down before row B2, if the main path applies B2's rule; else a
+                           // word that holds column 0 (0x7fffffff, in the sentinel)
+    nq_addr after_b1;      // down after row B1, if searched here; else 0 (the sentinel)
     // the current row
     nq_u32 cand;       // its untried candidates
     nq_u32 left;       // unmasked
     nq_u32 down;       // with ~mask
     nq_u32 right;
 
-    // Weight of the leaf whose last-row queen is `last` (0 if the last-row rule forbids it).
-    __host__ __device__ nq_u64 leaf(nq_u32 last) const {
-        if (leafinfo & (1u << 18)) return 24;  // case C
-        const int b1 = (int)(leafinfo & 0xffu);
-        const int b2 = (int)((leafinfo >> 8) & 0xffu);
-        const nq_u32 low = (1u << b1) - 1u;
-        if (last & (low | (low << (n - b1)))) return 0;  // the last row's rule (case S)
-        int k = 1 + (int)((leafinfo >> 16) & 3u) + (last == (1u << b2));
-        if (leafinfo & (1u << 19)) k += nq_load(queens + (b1 + 32 - n) * NQ_ROW_BYTES) == (1u << (n - 1));
-        if (leafinfo & (1u << 20)) k += nq_load(queens + (b2 + 32 - n) * NQ_ROW_BYTES) == 1u;
-        return nq_leaf_weight(k);
+    // Weight of the leaf whose last-row queen is `last`: 24/k (case C: k = 1), 0 if a
+    // case-S rule forbids it. Branch-free: the data of case C make every term neutral.
+    __host__ __device__ nq_u32 leaf(nq_u32 last) const {
+        // before row B2: with no edge column used, row B2 took one edge column and a row
+        // below it the other, which the spec forbids (the main path does not check that);
+        // with column 0 unused, row B2 took it: the left queen is (B2, 0)
+        const nq_u32 before = nq_load(before_b2);
+        // after row B1: column n-1 used means row B1 took it: the right queen is (B1, n-1)
+        const nq_u32 after = nq_load(after_b1);
+        // the edge queens at distance B1 found here (bottom, left, right) pick the weight
+        // 24/k among those from the known k on; a rejected leaf reads byte 4: 0
+        nq_u32 byte = (last == b2_bit) + (~before & 1u) + ((after >> (n - 1)) & 1u);
+        if ((last & last_forbid) != 0u || (before & edges) == 0u) byte = 4;
+        return nq_byte_or_zero(weights, byte);
     }
 
-    // Free squares of the child of shifted row r whose masks are l, d (with ~mask), rt.
-    __host__ __device__ nq_u32 child_free(int r, nq_u32 l, nq_u32 d, nq_u32 rt) const {
-        nq_u32 forbid = (nq_u32)(r - lo1) > span ? outside : 0u;
-        const nq_u32 unused = edges & ~d;
-        if (r == b2m1 && unused != 0) forbid = ~unused;  // row B2 takes the unused edge
-        return ~(l | d | rt | forbid);
+    // Free squares of row `row` (not shifted) after the device's form of the rules (the
+    // same as the search loop's): case C, rows above B1 may not use column 1; case S, rows
+    // above B1 may not use an edge column, and row B2 must take an edge column if one is
+    // still unused. Used by load() for the split rows and row base.
+    __host__ __device__ nq_u32 rule_free(int row, int b1, bool corner, nq_u32 l, nq_u32 d, nq_u32 rt) const {
+        const nq_u32 free = ~(l | d | rt);
+        if (row < b1) return free & ~outside;
+        if (!corner && row == n - 1 - b1 && (outside & ~d) != 0u) return free & outside;
+        return free;
     }
 
-    // Load work item `item` (rules, the split rows' queens, row base's state). Returns false
+    // Load work item `item` (rules and leaf data, the split rows' queens, row base's state). Returns false
     // for an empty item (its chosen square does not exist, or row base has no free square).
     __host__ __device__ bool load(const NqPrefixes& set, long long item) {
         long long index = item;
@@ -303,94 +361,88 @@ struct NqSearch {
 #ifdef NQ_COUNT_NODES
         nodes = 0;
 #endif
-        int known = (int)((rule >> NQ_RULE_KNOWN_SHIFT) & 3u);
-        lo1 = b1 - 1 + shift;  // the child rows from B1 on are inside the range
-        if (corner) {          // rows below B1 may not use column 1
-            span = 64;
-            outside = b1 == 0 ? 0u : 2u;  // b1 = 0: the plain search, no rule at all
-            b2m1 = -1;
-            edges = 0;
-            leafinfo = 1u << 18;
-        } else {               // rows B1..B2 may use an edge column, the others not
-            span = (nq_u32)(b2 - b1);
-            edges = (1u << (n - 1)) | 1u;
-            outside = edges;
-            b2m1 = b2 - 1 + shift;
-            leafinfo = (nq_u32)b1 | ((nq_u32)b2 << 8) | (b1 >= base ? 1u << 19 : 0u) |
-                       (b2 >= base ? 1u << 20 : 0u);
+        lo = b1 - 1 + shift;  // from row B1-1 on, the child has no static rule
+        span = (nq_u32)(30 - lo);
+        b2m1 = !corner && b2 - 1 >= base ? b2 - 1 + shift : -1;
+        outside = corner ? (b1 == 0 ? 0u : 2u) : edges;  // case C, b1 = 0: the plain search, no rule
+        // neutral leaf data (case C: every leaf weighs 24), then case S's
+        int k0 = 1;
+        b2_bit = 0;
+        last_forbid = 0;
+        before_b2 = slots + 2 * NQ_WORD;  // the sentinel's down
+        after_b1 = slots;                 // the sentinel's cand
+        if (!corner) {
+            const nq_u32 low = (1u << b1) - 1u;
+            last_forbid = low | (low << (n - b1));  // the last row's rule
+            b2_bit = 1u << b2;
+            k0 += (int)((rule >> NQ_RULE_KNOWN_SHIFT) & 3u);  // edge queens in the prefix rows
+            if (b2 - 1 >= base) before_b2 = downs + (b2 - 1 + shift) * NQ_ROW_BYTES;
+            if (b1 >= base) after_b1 = downs + (b1 + shift) * NQ_ROW_BYTES;
         }
         left = rec[0];
         down = rec[1] | ~mask;
         right = rec[2];
         top = slots + NQ_SLOT_BYTES;
-        int row = set.mark;
-        for (int k = 0; k < set.split; ++k, ++row) {  // the item's queens in rows mark..base-1
-            nq_u32 free = child_free(row - 1 + shift, left, down, right);
-            const int rank = k == 0 ? first : second;
+        for (int row = set.mark; row <= base; ++row) {  // the split rows mark..base-1, then row base
+            if (!corner && row == b2) {  // what the leaf would read before row B2 (see leaf())
+                if ((down & edges) == 0u) last_forbid = ~0u;
+                k0 += (down & 1u) == 0u;  // the left queen is (B2, 0)
+            }
+            nq_u32 free = rule_free(row, b1, corner, left, down, right);
+            if (row == base) {
+                cand = free;
+                break;
+            }
+            const int rank = row == set.mark ? first : second;
             for (int j = 0; j < rank && free != 0; ++j) free &= free - 1u;
             if (free == 0) return false;
 #ifdef NQ_COUNT_NODES
             // the node of row mark is counted by the one item of it whose second digit is 0
-            nodes += (k == 0 && set.split == 2) ? second == 0 : 1;
+            nodes += (row == set.mark && set.split == 2) ? second == 0 : 1;
 #endif
             const nq_u32 bit = free & (0u - free);
-            if (!corner && row == b1 && bit == (1u << (n - 1))) ++known;  // the right queen
-            if (!corner && row == b2 && bit == 1u) ++known;               // the left queen
+            if (!corner && row == b1 && bit == (1u << (n - 1))) ++k0;  // the right queen
             left = (left | bit) << 1;
             down |= bit;
             right = (right | bit) >> 1;
         }
-        if (!corner) leafinfo |= (nq_u32)known << 16;
-        cand = child_free(base - 1 + shift, left, down, right);
+        weights = NQ_LEAF_WEIGHTS >> (8 * k0 - 8);
         return cand != 0;
     }
 
-    // One iteration: a leaf or the end of the item (rare), else try one candidate of the
-    // current row, descend if it has a child row, and otherwise stay on the row or restore
-    // the top saved row. Straight-line code on the device: the descent is selects, the
-    // save and the restore are predicated, so the lanes of a warp stay together.
-    // Returns the NqStep flags of what was done (on the device 1), 0 when the item is done.
-    __host__ __device__ int step() {
-        const int row = nq_popc(down);  // shifted: 31 on the last row
-        if (row == 31) {  // rare: the last row's queen, or the sentinel
-            if (cand == 0) return 0;
-            const nq_u64 w = leaf(cand);
-            weight += w;
-#ifdef NQ_COUNT_NODES
-            nodes += w != 0;
-#endif
-            top -= NQ_SLOT_BYTES;
-            nq_load4_if(true, top, cand, left, down, right);
-            return NQ_DID(NQ_STEP_LEAF);
-        }
-        const nq_u32 b = cand & (0u - cand);
-        const nq_u32 rest = cand ^ b;
+    // Try the lowest candidate of the current row (shifted row `row`), its child's columns
+    // `forbid` excepted (0 on the main path). Straight-line code on the device: the save is
+    // predicated, and the child's state is always computed in place, so there is no select:
+    // when the child has no free square, the caller's restore overwrites it (with the row
+    // just saved, if it had candidates left, else the one saved before it). Returns the
+    // child's free squares (0: restore); adds NQ_STEP_SAVE to `did` if it saved the row.
+    __host__ __device__ nq_u32 try_candidate(int row, nq_u32 forbid, int& did) {
+        const nq_u32 rest = cand & (cand - 1u);  // (the compiler tests it for the save in the same LOP3)
+        const nq_u32 b = cand ^ rest;
+        nq_push_if_nonzero(rest, top, rest, left, down, right);
+        if (rest) did |= NQ_STEP_SAVE;
 #ifdef NQ_COUNT_NODES
         nodes += 1;
 #endif
-        const nq_u32 next_left = (left | b) << 1;
-        const nq_u32 next_right = (right | b) >> 1;
-        const nq_u32 next_down = down | b;
-        nq_u32 forbid = (nq_u32)(row - lo1) > span ? outside : 0u;
-        const nq_u32 unused = edges & ~next_down;
-        if (row == b2m1 && unused != 0) forbid = ~unused;  // row B2 takes the unused edge
-        const nq_u32 free = ~(next_left | next_right | next_down | forbid);
-        nq_store(queens + row * NQ_ROW_BYTES, b);
-        const bool push = free != 0;
-        const bool save = push && rest != 0;
-        const bool back = !push && rest == 0;
-        nq_store4_if(save, top, rest, left, down, right);
-        if (save) top += NQ_SLOT_BYTES;
-        if (back) top -= NQ_SLOT_BYTES;
-        if (push) {
-            left = next_left;
-            down = next_down;
-            right = next_right;
-        }
-        cand = push ? free : rest;
-        nq_load4_if(back, top, cand, left, down, right);
-        return NQ_DID(NQ_STEP_TRY | (push ? NQ_STEP_PUSH : 0) | (save ? NQ_STEP_SAVE : 0) |
-                      (back ? NQ_STEP_RESTORE : 0));
+        left = (left | b) << 1;
+        down |= b;
+        right = (right | b) >> 1;
+        nq_store(downs + row * NQ_ROW_BYTES, down);  // for the leaf's weight (rows B1, B2-1)
+        nq_u32 free = nq_nor3(left | forbid, down, right);
+        // case S, the child is row B2: if an edge column is unused, it must take an edge
+        // column (both unused: the leaf rejects what follows, see leaf())
+        free = nq_and_if(free, outside, outside & ~down, row, b2m1);
+        cand = free;
+        return free;
+    }
+
+    // The current row is the last one and `cand` its queen: add the leaf's weight.
+    __host__ __device__ void weigh_leaf() {
+        const nq_u32 w = leaf(cand);
+        weight += w;
+#ifdef NQ_COUNT_NODES
+        nodes += w != 0;
+#endif
     }
 };
 
@@ -410,6 +462,7 @@ struct NqWorker {
     nq_u64* each;
     NqSearch s;
     NqSums sums;
+    long long taken;  // items taken from the counter, empty ones included (for the warp model)
 
     __host__ __device__ void start(const NqPrefixes& set_, nq_u64* counter_, NqMemory memory, nq_u64* each_) {
         set = set_;
@@ -417,16 +470,21 @@ struct NqWorker {
         each = each_;
         sums.weight = 0;
         sums.nodes = 0;
+        taken = 0;
         s.n = set.n;
         s.base = set.mark + set.split;
         s.mask = (nq_u32)((1ull << set.n) - 1ull);
+        s.edges = (1u << (set.n - 1)) | 1u;
         s.slots = memory.slots;
-        s.queens = memory.queens - (s.base + 32 - set.n) * NQ_ROW_BYTES;  // indexed by shifted rows
-        // the sentinel: cand 0 on a row with popc(down) = 31
-        nq_store4_if(true, s.slots, 0u, 0u, 0x7fffffffu, 0u);
+        s.downs = memory.downs - (s.base + 32 - set.n) * NQ_ROW_BYTES;  // indexed by shifted rows
+        // the sentinel: cand 0 on a row with popc(down) = 31, whose row takes the rare path
+        // (lo, span) until the first item's load sets them, so the first iteration fetches
+        s.top = s.slots;
+        nq_push_if_nonzero(1u, s.top, 0u, 0u, 0x7fffffffu, 0u);
         s.cand = 0;
         s.down = 0x7fffffffu;
-        s.top = s.slots + NQ_SLOT_BYTES;
+        s.lo = 0;
+        s.span = 30;
         s.weight = 0;
         s.p = -1;
 #ifdef NQ_COUNT_NODES
@@ -434,13 +492,36 @@ struct NqWorker {
 #endif
     }
 
-    // One iteration of the thread's loop: a search step, or, when the current item is
-    // finished, its bookkeeping and the fetch of the next item. Returns the NqStep flags;
-    // NQ_STEP_DONE (0) when no item is left.
+    // One iteration of the thread's loop: try one candidate (the main path, or the rare one
+    // for a row whose child has a static rule), weigh a leaf, or finish the item and fetch
+    // the next one; then restore the top saved row if there is no child to go on with. All
+    // paths meet before the restore, so the lanes of a warp reconverge there every
+    // iteration, and a lane that fetches does not wait for the other lanes' items. Returns
+    // the NqStep flags (on the device 1); NQ_STEP_DONE (0) when no item is left.
     __host__ __device__ int advance() {
-        const int did = s.step();
-        if (did != 0) return did;
-        return next_item();
+        const int row = nq_popc(s.down);  // shifted: 31 on the last row
+        nq_u32 go_on;                     // 0: restore
+        int did;
+        if ((nq_u32)(row - s.lo) > s.span) {   // the rare path
+            if (row < 31) {                    // the child has a static rule
+                did = NQ_STEP_TRY | NQ_STEP_RULE;
+                go_on = s.try_candidate(row, s.outside, did);
+            } else if (s.cand != 0) {          // the last row's queen
+                s.weigh_leaf();
+                did = NQ_STEP_LEAF;
+                go_on = 0u;
+            } else {                           // the sentinel: the item is done
+                did = next_item();
+                if (did == NQ_STEP_DONE) return NQ_STEP_DONE;
+                go_on = 1u;
+            }
+        } else {                               // the main path
+            did = NQ_STEP_TRY;
+            go_on = s.try_candidate(row, 0u, did);
+        }
+        nq_pop_if_zero(go_on, s.top, s.cand, s.left, s.down, s.right);
+        if (did & NQ_STEP_TRY) did |= go_on ? NQ_STEP_PUSH : NQ_STEP_RESTORE;
+        return NQ_DID(did);
     }
 
     __host__ __device__ int next_item() {
@@ -453,6 +534,7 @@ struct NqWorker {
         }
         for (;;) {
             const long long item = nq_fetch(counter);
+            ++taken;
             if (item >= set.items) {
                 s.p = -1;
                 return NQ_STEP_DONE;
@@ -468,12 +550,10 @@ struct NqWorker {
 __host__ __device__ inline NqSums nq_run_thread(const NqPrefixes& set, nq_u64* counter, NqMemory memory,
                                                 nq_u64* each) {
     NqWorker w;
-    w.start(set, counter, memory, each);
-    if (w.next_item() == NQ_STEP_DONE) return w.sums;
-    for (;;) {
-        if (w.s.step() != 0) continue;
-        if (w.next_item() == NQ_STEP_DONE) return w.sums;
+    w.start(set, counter, memory, each);  // the sentinel: the first iteration fetches an item
+    while (w.advance() != NQ_STEP_DONE) {
     }
+    return w.sums;
 }
 
 __device__ inline nq_u64 nq_warp_sum(nq_u64 value) {

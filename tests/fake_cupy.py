@@ -12,7 +12,8 @@ It gives the subset of CuPy that gpuqueens uses, checked the way a real launch w
   unless ``max_dynamic_shared_size_bytes`` was raised, never above the opt-in limit) and the
   array lengths; then it runs the kernel's launch contract through the host emulation in
   ``tests/native/nqueens_launch_emulator.cu`` (the kernel's own search code); the
-  matchstick kernels go to ``tests/fake_matchsticks.py`` instead;
+  matchstick kernels go to ``tests/fake_matchsticks.py`` and the symmetric search's to
+  ``tests/fake_nqueens_symmetric.py`` instead;
 * ``RawKernel`` runs only the backend probe's kernel;
 * everything else (``zeros``, ``minimum``, dtypes, ...) is NumPy's, returning device arrays,
   so the CuPy path of the matchstick transfer matrix runs too.
@@ -149,6 +150,10 @@ class FakeRawModule:
 
             return self.kernels.setdefault(
                 name, MatchstickKernel(name, signatures[name], self.libraries["matchsticks"]))
+        if name.startswith("nqueens_symmetric"):  # kernels/nqueens_symmetric.cu: tests/fake_nqueens_symmetric.py
+            from fake_nqueens_symmetric import SymmetricKernel
+
+            return self.kernels.setdefault(name, SymmetricKernel(name, signatures[name]))
         counting = "-DNQ_COUNT_NODES" in self.options
         library = self.libraries["nodes" if counting else "plain"]
         if name not in self.kernels:

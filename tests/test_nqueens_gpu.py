@@ -92,3 +92,27 @@ def test_large_boards_match_oeis(n):
 
     result = gpuqueens.nqueens(n, backend="gpu", progress=False)
     assert (result.total, result.unique) == (TOTAL[n], UNIQUE[n])
+
+
+@pytest.mark.parametrize("n", range(1, 21))
+def test_symmetric_search_on_gpu_matches_numpy(n):
+    from gpuqueens.problems.nqueens.gpu import count_symmetric_gpu
+
+    assert count_symmetric_gpu(n) == count_symmetric(n)
+
+
+@pytest.mark.parametrize("n,rows", [(16, 3), (21, 4), (28, 11), (32, 13)])
+def test_symmetric_prefix_counts_on_gpu(n, rows):
+    from gpuqueens.problems.nqueens.gpu import count_symmetric_prefixes_gpu
+    from gpuqueens.problems.nqueens.symmetric import count_symmetric_below, expand_symmetric, symmetric_prefixes
+
+    rng = np.random.default_rng(n)
+    p = symmetric_prefixes(n, 1)
+    while p.rows < rows:  # a random sample of at most 400 kept at each row
+        p = expand_symmetric(p)
+        if len(p) > 400:
+            p = p.take(np.sort(rng.choice(len(p), size=400, replace=False)))
+    got = count_symmetric_prefixes_gpu(p, per_prefix=True)
+    expected = count_symmetric_below(p, per_prefix=True)
+    np.testing.assert_array_equal(got[0], expected[0])
+    np.testing.assert_array_equal(got[1], expected[1])

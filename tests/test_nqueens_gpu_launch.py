@@ -29,6 +29,8 @@ from gpuqueens import backends, kernels
 from gpuqueens.problems.nqueens import gpu, plan
 from gpuqueens.problems.nqueens.cpu import count_prefixes_cpu
 from gpuqueens.problems.nqueens.prefixes import enumerate_prefixes
+from gpuqueens.problems.nqueens.symmetric import (count_symmetric, count_symmetric_below, expand_symmetric,
+                                                  symmetric_prefixes)
 
 pytestmark = [
     pytest.mark.nvcc,
@@ -167,6 +169,65 @@ def test_gpu_run_interrupted_and_resumed_on_the_cpu(fake_gpu, monkeypatch, tmp_p
     assert (whole.total, whole.unique) == (total(11), unique(11))
 
 
+# --- the symmetric search (kernels/nqueens_symmetric.cu) against its NumPy twin ---------
+
+
+@pytest.mark.parametrize("n", range(1, 15))
+def test_symmetric_counts_on_the_gpu_path(fake_gpu, n):
+    assert gpu.count_symmetric_gpu(n, block_size=64) == count_symmetric(n)
+
+
+def _random_symmetric_prefixes(n: int, rows: int, size: int, rng: np.random.Generator):
+    """Random prefixes of ``rows`` rows: a random sample of at most ``size`` kept at each row."""
+    p = symmetric_prefixes(n, 1)
+    while p.rows < rows:
+        p = expand_symmetric(p)
+        if len(p) > size:
+            p = p.take(np.sort(rng.choice(len(p), size=size, replace=False)))
+    return p
+
+
+@pytest.mark.parametrize("n", [4, 5, 7, 8, 9, 12, 13, 18, 20, 21, 24, 25, 28, 29, 31, 32])
+def test_symmetric_prefix_counts_match_numpy(fake_gpu, n):
+    # deep random prefixes up to n = 32 (3 rows left below them), one count pair each
+    rng = np.random.default_rng(n)
+    rows = max(1, n // 2 - 3) if n > 9 else int(rng.integers(1, n // 2 + 1))
+    prefixes = _random_symmetric_prefixes(n, rows, 60, rng)
+    expected = count_symmetric_below(prefixes, per_prefix=True)
+    got = gpu.count_symmetric_prefixes_gpu(prefixes, per_prefix=True, block_size=32)
+    np.testing.assert_array_equal(got[0], expected[0])
+    np.testing.assert_array_equal(got[1], expected[1])
+    assert gpu.count_symmetric_prefixes_gpu(prefixes) == tuple(int(a.sum()) for a in expected)
+
+
+@pytest.mark.parametrize("n,rows", [(16, 3), (17, 2), (20, 3)])
+def test_quarter_turn_leaves_prefix_by_prefix(fake_gpu, n, rows):
+    # the prefixes with F90 leaves below them, and as many others, prefix by prefix
+    prefixes = symmetric_prefixes(n, rows)
+    f180, f90 = count_symmetric_below(prefixes, per_prefix=True)
+    rng = np.random.default_rng(n)
+    quarter = np.flatnonzero(f90)
+    assert quarter.size > 0
+    pick = np.union1d(quarter, rng.choice(len(prefixes), size=quarter.size, replace=False))
+    got = gpu.count_symmetric_prefixes_gpu(prefixes.take(pick), per_prefix=True, block_size=32)
+    np.testing.assert_array_equal(got[0], f180[pick])
+    np.testing.assert_array_equal(got[1], f90[pick])
+
+
+def test_symmetric_kernel_launch_contract(fake_gpu):
+    prefixes = symmetric_prefixes(12, 2)
+    assert gpu.count_symmetric_prefixes_gpu(prefixes.take(np.zeros(0, dtype=np.intp))) == (0, 0)
+    kernel = kernels.load_module(gpu.SYMMETRIC_SOURCE, gpu.kernel_options()).get_function("nqueens_symmetric")
+    records = fake_gpu.asarray(prefixes.records())
+    sums = fake_gpu.zeros(2, dtype=np.uint64)
+    kernel((3,), (32,), (np.int32(12), np.int32(2), np.int64(len(prefixes)), records, sums))
+    assert tuple(int(v) for v in sums.get()) == count_symmetric_below(prefixes)
+    with pytest.raises(LaunchError, match="rows"):
+        kernel((1,), (32,), (np.int32(12), np.int32(7), np.int64(len(prefixes)), records, sums))
+    with pytest.raises(LaunchError, match="record words"):
+        kernel((1,), (32,), (np.int32(12), np.int32(2), np.int64(len(prefixes) + 1), records, sums))
+
+
 def test_matchstick_transfer_on_the_gpu_path(fake_gpu):
     assert gpuqueens.matchstick_counts(3, 4, backend="gpu") == gpuqueens.matchstick_counts(3, 4, backend="cpu")
     assert gpuqueens.matchsticks(10, 10, removed=13, backend="gpu") == 135871476036610693224
@@ -186,3 +247,17 @@ def test_gpu_benchmark_script_dry_run(tmp_path, path):
     rows = json.loads(out.read_text())
     assert [(r["n"], r["total"], r["unique"]) for r in rows] == [(n, total(n), unique(n)) for n in (8, 9, 10)]
     assert all(r["plain_nodes"] > 0 and r["warm_s"] > 0 for r in rows)
+
+
+def test_host_side_timing_of_the_benchmark(capsys):
+    # bench/gpu_nqueens.py --host-side: the public call with the device's work stubbed out
+    root = Path(__file__).resolve().parent.parent
+    sys.path.insert(0, str(root / "bench"))
+    import gpu_nqueens
+
+    from gpuqueens.problems.nqueens import gpu as module
+
+    before = module.count_prefixes_gpu
+    assert gpu_nqueens.main(["--host-side", "--nmin", "8", "--nmax", "9"]) == 0
+    assert "n=9: host side" in capsys.readouterr().out
+    assert module.count_prefixes_gpu is before  # the stubs are taken out again

@@ -109,6 +109,20 @@ def test_kernel_compiles_for_sm90_without_spills(tmp_path, defines):
         assert info["stack"] == 0, (kernel, info)  # no local memory at all
 
 
+def test_symmetric_kernel_compiles_for_sm90_without_spills(tmp_path):
+    # its depth-first stack (about 400 bytes) lives in local memory by design: a tiny search
+    source = ROOT / "kernels" / "nqueens_symmetric.cu"
+    result = _nvcc("-arch=sm_90", "-cubin", "-O3", "--resource-usage", "-Xptxas", "-warn-spills",
+                   "-o", str(tmp_path / "nqueens_symmetric.cubin"), str(source))
+    report = result.stdout + result.stderr
+    assert result.returncode == 0, report
+    assert "warning" not in report.lower(), report
+    usage = _resource_usage(report)
+    assert set(usage) == {"nqueens_symmetric", "nqueens_symmetric_each"}, report
+    for kernel, info in usage.items():
+        assert info["spill_stores"] == 0 and info["spill_loads"] == 0, (kernel, info)
+
+
 # --- full counts -------------------------------------------------------------------------
 
 
@@ -309,20 +323,43 @@ def test_plain_search_mode_counts_every_solution(host_harness, tmp_path):
 
 
 def test_warp_model_replays_the_kernel_loop(tmp_path):
-    """bench/simt_model.py replays the v3 loop and ygch's loop and gives sane figures."""
+    """bench/simt_model.py replays the kernel's loop and ygch's loop and gives sane figures."""
     import sys
 
     sys.path.insert(0, str(ROOT / "bench"))
     import simt_model
 
     binary = simt_model.build(tmp_path)
-    v3 = simt_model.run_v3(binary, tmp_path, 11, 4, 1, threads=64)
+    v4 = simt_model.run_v4(binary, tmp_path, 11, 4, 1, threads=64)
+    split = simt_model.run_v4(binary, tmp_path, 11, 3, 1, threads=64, split=1)
     ygch = simt_model.run_ygch(binary, 11, 4, 1, threads=64)
-    for r in (v3, ygch):
+    for r in (v4, split, ygch):
         assert 1 <= r["active_lanes"] <= 32 and r["tail"] >= 1 and r["nodes"] > 0
         assert simt_model.bound_cycles_per_node(r) > 0
-    # a warp step of the main path issues the whole main block for at most 32 nodes
-    assert v3["issued_per_node"] >= simt_model.V3_COSTS["main"] / 32
+    # a warp step of the main path issues head + main + tail for at most 32 nodes
+    main = sum(simt_model.V4_COSTS[b][0] for b in ("head", "main", "tail"))
+    assert v4["issued_per_node"] >= main / 32
+    assert 0 < v4["steps_with_leaf"] < 1 and v4["empty_per_item"] == 0
+    assert split["empty_per_item"] > 0  # the device's split has empty items
+
+
+def test_main_iteration_in_sass(tmp_path):
+    """The search loop's main path, read off the sm_90 SASS: the lanes reconverge once per
+    iteration (a convergence barrier set at the head, waited on before the restore), no
+    select builds the next state, and it stays about as short as the warp model assumes."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import simt_model
+
+    if simt_model.find_cuobjdump() is None:
+        pytest.skip("cuobjdump not found (pip install nvidia-cuda-cuobjdump)")
+    path = simt_model.main_iteration(simt_model.sass(KERNEL, tmp_path))
+    assert path[1].startswith("BSSY") and any(t.startswith("BSYNC") for t in path[-6:]), path
+    assert not any(t.split()[0].startswith("SEL") for t in path), path
+    alu = sum(map(simt_model.is_alu, path))
+    print(f"main iteration: {len(path)} instructions, {alu} ALU")
+    assert len(path) <= 34 and alu <= 14, path
 
 
 def test_plot_reads_the_side_by_side_rows():

@@ -2,10 +2,12 @@
 
 A count has two kinds of unit (docs/nqueens-method.md):
 
-* prefix units ``u0``, ``u1``, ...: each a contiguous slice of the prefixes at the unit row,
-  in their fixed order, so ``(n, unit_row, unit count, index)`` identifies it on every
-  machine and every run. Its result is ``(weight, 0, 0)``: three times the solutions below
-  its prefixes. The CPU counts a unit's prefixes directly; the GPU cuts them into finer work
+* prefix units ``u0``, ``u1``, ...: unit ``k`` of ``U`` holds the prefixes ``k, k + U,
+  k + 2U, ...`` at the unit row, in their fixed order, so ``(n, unit_row, U, k)`` identifies
+  it on every machine and every run. Strided, not contiguous: the prefixes come in an order
+  whose end holds small subtrees (case S with large B1), and so does every unit's end, which
+  keeps short the tail of a GPU launch (its last items run on an otherwise idle device).
+  Its result is ``(weight, 0, 0)``: three times the solutions below its prefixes. The CPU counts a unit's prefixes directly; the GPU cuts them into finer work
   items on the device (``gpu.choose_split``), and expands them on the host only when a
   unit is too small for that.
 * the symmetric unit ``sym``: ``(0, F180, F90)``, the solutions fixed by the half and the
@@ -22,8 +24,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import numpy as np
-
 from ...runner import WorkUnit
 from .prefixes import Prefixes, default_mark, enumerate_prefixes, expand_prefixes
 
@@ -36,9 +36,10 @@ GPU_TARGET_PREFIXES = 1 << 15
 #: ...but the host stops this many rows above the bottom: deeper prefixes leave too little work.
 GPU_MIN_TAIL_ROWS = 9
 
-#: The shape of unit results: 2 = prefix weights plus the symmetric unit (format 1 held
-#: per-unit (total, unique) pairs; such checkpoints are refused, not misread).
-FORMAT = 2
+#: The layout of a plan's units and results: 3 = strided prefix units (unit k holds prefixes
+#: k, k + units, ...) with weights, plus the symmetric unit. Earlier formats are refused, not
+#: misread (2: contiguous slices of the prefixes; 1: per-unit (total, unique) pairs).
+FORMAT = 3
 #: Key of the unit that counts the rotation-symmetric solutions.
 SYMMETRIC_UNIT = "sym"
 
@@ -68,9 +69,13 @@ class Plan:
 
 
 #: From this n on, each size step gets four times more units (each n costs ~8-10x the
-#: previous one), so that a unit stays at seconds of work: the GPU needs big units to
-#: fill the device, the CPU is ~1000 times slower and cuts earlier.
-FIRST_SPLIT_N = {"cpu": 15, "gpu": 20}
+#: previous one), so that a unit stays at seconds of work. The GPU needs big units: every
+#: unit ends with a tail (its last items run on an emptying device; estimated as twice a
+#: mean item at ~50 ns per node for a lane alone: 0.03 s at n = 21, 0.14 s at 22, 0.7 s at
+#: 23) and a read-back before the host prepares the next one; with engine v4 n = 21 takes about
+#: 10 s on an H100 and is one unit, n = 22 four of about 22 s, n = 23 sixteen of about 50 s.
+#: The CPU is ~1000 times slower and cuts earlier.
+FIRST_SPLIT_N = {"cpu": 15, "gpu": 22}
 MAX_UNITS = 4096
 
 
@@ -80,7 +85,7 @@ def plan_for(n: int, backend: str = "gpu") -> Plan:
     >>> plan_for(8)
     Plan(n=8, unit_row=5, unit_count=1)
     >>> plan_for(22, "gpu"), plan_for(16, "cpu")
-    (Plan(n=22, unit_row=5, unit_count=64), Plan(n=16, unit_row=5, unit_count=16))
+    (Plan(n=22, unit_row=5, unit_count=4), Plan(n=16, unit_row=5, unit_count=16))
     """
     unit_row = default_mark(n)
     first = FIRST_SPLIT_N[backend]
@@ -103,25 +108,28 @@ class UnitPayload:
 
 @dataclass(frozen=True)
 class SymmetricPayload:
-    """The symmetric unit: count the solutions of an n×n board fixed by rotations."""
+    """The symmetric unit: count the solutions of an n×n board fixed by rotations, on the
+    GPU (kernels/nqueens_symmetric.cu) or the CPU (NumPy): the same result either way."""
 
     n: int
+    backend: str = "cpu"
 
     def ledger_identity(self) -> list:
+        """The backend is not part of the identity: the unit can be resumed on either."""
         return ["symmetric", self.n]
 
 
 def work_units(plan: Plan, backend: str) -> list[WorkUnit]:
-    """The units of ``plan``: slices of the prefixes at the unit row, then the symmetric unit."""
+    """The units of ``plan``: strided selections of the prefixes at the unit row, then the
+    symmetric unit."""
     prefixes = enumerate_prefixes(plan.n, plan.unit_row)
-    bounds = np.linspace(0, len(prefixes), plan.unit_count + 1).round().astype(int)
-    width = len(str(plan.unit_count - 1))
-    units = [
-        WorkUnit(f"u{index:0{width}d}", UnitPayload(backend, prefixes.take(slice(int(a), int(b)))),
-                 weight=float(max(b - a, 1)))
-        for index, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))
-    ]
-    return units + [WorkUnit(SYMMETRIC_UNIT, SymmetricPayload(plan.n), weight=1.0)]
+    count = plan.unit_count
+    width = len(str(count - 1))
+    units = []
+    for index in range(count):
+        part = prefixes.take(slice(index, None, count))
+        units.append(WorkUnit(f"u{index:0{width}d}", UnitPayload(backend, part), weight=float(max(len(part), 1))))
+    return units + [WorkUnit(SYMMETRIC_UNIT, SymmetricPayload(plan.n, backend), weight=1.0)]
 
 
 def gpu_batch(prefixes: Prefixes) -> Prefixes:
@@ -142,6 +150,10 @@ def solve_unit(payload: UnitPayload | SymmetricPayload) -> tuple[int, ...]:
     Both backends give the same result for the same unit, so a run can be resumed on either.
     """
     if isinstance(payload, SymmetricPayload):
+        if payload.backend == "gpu":
+            from .gpu import count_symmetric_gpu
+
+            return (0, *count_symmetric_gpu(payload.n))
         from .symmetric import count_symmetric
 
         return (0, *count_symmetric(payload.n))

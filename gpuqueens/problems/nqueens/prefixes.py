@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .rules import WORD, Case, cases, free_squares, place, split_bits
+from .rules import WORD, Case, cases, free_squares_mixed, place, split_bits
 
 __all__ = ["Prefixes", "enumerate_prefixes", "expand_prefixes", "default_mark", "RULE_CORNER",
            "RULE_KNOWN_SHIFT"]
@@ -65,20 +65,20 @@ class Prefixes:
         (10, 4)
         """
         n, mark = self.n, self.mark
-        rule = self.b1.astype(np.uint32) | np.where(self.corner != 0, np.uint32(RULE_CORNER), np.uint32(0))
         side = self.corner == 0
         b1 = self.b1.astype(np.intp)
-        b2 = n - 1 - b1
-        rows = np.arange(len(self))
+        rule = b1.astype(np.uint32) | np.where(side, np.uint32(0), np.uint32(RULE_CORNER))
         known = np.zeros(len(self), dtype=np.uint32)
         # the left queen at (B2, 0) and the right one at (B1, n-1), where the prefix holds them
-        for row, col in ((b2, 0), (b1, n - 1)):
-            inside = side & (row < mark)
-            known += inside & (self.cols[rows, np.where(inside, row, 0)] == col)
-        rule |= known << np.uint32(RULE_KNOWN_SHIFT)
-        return np.ascontiguousarray(np.stack(
-            [self.left.astype(np.uint32), self.down.astype(np.uint32), self.right.astype(np.uint32), rule],
-            axis=1))
+        for row, col in ((n - 1 - b1, 0), (b1, n - 1)):
+            held = np.flatnonzero(side & (row < mark))
+            known[held] += self.cols[held, row[held]] == col
+        out = np.empty((len(self), 4), dtype=np.uint32)
+        out[:, 0] = self.left
+        out[:, 1] = self.down
+        out[:, 2] = self.right
+        out[:, 3] = rule | (known << np.uint32(RULE_KNOWN_SHIFT))
+        return out
 
     def groups(self) -> list[tuple[Case, slice]]:
         """Runs of consecutive prefixes that share a case, as ``(case, slice)`` pairs."""
@@ -98,16 +98,22 @@ def default_mark(n: int) -> int:
     return max(2, min(5, n - 2))
 
 
-def _case_roots(case: Case) -> Prefixes:
-    """The single prefix that fixes a case's first rows (row 0, and row 1 in case C)."""
-    left = down = right = np.zeros(1, dtype=WORD)
-    for col in case.fixed_cols:
-        left, down, right = place(case.n, left, down, right, np.full(1, 1 << col, dtype=WORD))
-    return Prefixes(
-        case.n, case.first_row, left, down, right,
-        np.array([case.fixed_cols], dtype=np.uint8),
-        np.array([case.b1], dtype=np.uint8), np.array([case.corner], dtype=np.uint8),
-    )
+def _case_roots(n: int) -> tuple[Prefixes, Prefixes]:
+    """The prefixes that fix each case's first rows, in the case order: case C's (rows 0
+    and 1), then case S's (row 0)."""
+    def roots(chosen: list[Case]) -> Prefixes:
+        first = chosen[0].first_row
+        left = down = right = np.zeros(len(chosen), dtype=WORD)
+        for row in range(first):
+            bit = np.array([1 << case.fixed_cols[row] for case in chosen], dtype=WORD)
+            left, down, right = place(n, left, down, right, bit)
+        return Prefixes(n, first, left, down, right,
+                        np.array([case.fixed_cols for case in chosen], dtype=np.uint8),
+                        np.array([case.b1 for case in chosen], dtype=np.uint8),
+                        np.array([case.corner for case in chosen], dtype=np.uint8))
+
+    every = cases(n)
+    return roots([c for c in every if c.corner]), roots([c for c in every if not c.corner])
 
 
 def _concat(n: int, mark: int, parts: list[Prefixes]) -> Prefixes:
@@ -122,28 +128,27 @@ def _concat(n: int, mark: int, parts: list[Prefixes]) -> Prefixes:
 def expand_prefixes(prefixes: Prefixes, mark: int) -> Prefixes:
     """Every continuation of ``prefixes`` down to row ``mark``, in the fixed order.
 
+    All cases at once, each prefix under its own case's rules (a case's prefixes stay
+    together, so the order is the same as case by case).
+
     >>> expand_prefixes(enumerate_prefixes(8, 2), 3).cols.shape
     (44, 3)
     """
     n = prefixes.n
     if not prefixes.mark <= mark <= n - 1:
         raise ValueError(f"mark must be in {prefixes.mark}..{n - 1}, got {mark}")
-    parts = []
-    for case, group in prefixes.groups():
-        left, down, right = prefixes.left[group], prefixes.down[group], prefixes.right[group]
-        cols = prefixes.cols[group]
-        for row in range(prefixes.mark, mark):
-            free = free_squares(case, row, left, down, right)
-            parent, bit = split_bits(free)
-            order = np.argsort(parent, kind="stable")  # lexicographic: parent, then column
-            parent, bit = parent[order], bit[order]
-            left, down, right = place(n, left[parent], down[parent], right[parent], bit)
-            col = np.log2(bit.astype(np.float64)).astype(np.uint8)  # exact for powers of two
-            cols = np.concatenate([cols[parent], col[:, None]], axis=1)
-        size = len(left)
-        parts.append(Prefixes(n, mark, left, down, right, cols,
-                              np.full(size, case.b1, np.uint8), np.full(size, case.corner, np.uint8)))
-    return _concat(n, mark, parts)
+    left, down, right = prefixes.left, prefixes.down, prefixes.right
+    cols, b1, corner = prefixes.cols, prefixes.b1, prefixes.corner
+    for row in range(prefixes.mark, mark):
+        free = free_squares_mixed(n, row, left, down, right, corner, b1)
+        parent, bit = split_bits(free)
+        order = np.argsort(parent, kind="stable")  # lexicographic: parent, then column
+        parent, bit = parent[order], bit[order]
+        left, down, right = place(n, left[parent], down[parent], right[parent], bit)
+        col = np.log2(bit.astype(np.float64)).astype(np.uint8)  # exact for powers of two
+        cols = np.concatenate([cols[parent], col[:, None]], axis=1)
+        b1, corner = b1[parent], corner[parent]
+    return Prefixes(n, mark, left, down, right, cols, b1, corner)
 
 
 def enumerate_prefixes(n: int, mark: int | None = None) -> Prefixes:
@@ -158,4 +163,5 @@ def enumerate_prefixes(n: int, mark: int | None = None) -> Prefixes:
     mark = default_mark(n) if mark is None else mark
     if not 2 <= mark <= n - 1:
         raise ValueError(f"mark must be in 2..{n - 1} for n={n}, got {mark}")
-    return _concat(n, mark, [expand_prefixes(_case_roots(case), mark) for case in cases(n)])
+    corner, side = _case_roots(n)  # case C's roots hold rows 0-1, case S's row 0
+    return expand_prefixes(_concat(n, 2, [corner, expand_prefixes(side, 2)]), mark)

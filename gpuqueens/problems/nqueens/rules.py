@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["WORD", "Case", "cases", "free_squares", "place", "split_bits"]
+__all__ = ["WORD", "Case", "cases", "free_squares", "free_squares_mixed", "place", "split_bits"]
 
 WORD = np.uint32
 
@@ -82,6 +82,29 @@ def free_squares(case: Case, row: int, left: np.ndarray, down: np.ndarray, right
         free = np.where(used == 0, WORD(0), np.where(used == edges, free, free & edges))
     if row == n - 1:
         free &= ~WORD(case.last_row_forbidden)
+    return free
+
+
+def free_squares_mixed(n: int, row: int, left: np.ndarray, down: np.ndarray, right: np.ndarray,
+                       corner: np.ndarray, b1: np.ndarray) -> np.ndarray:
+    """:func:`free_squares` for nodes of different cases at once: each node under the rules of
+    its own case (``corner``, ``b1``: one per node). Rows before the last only.
+
+    >>> board = np.zeros(2, dtype=WORD)
+    >>> free_squares_mixed(6, 1, board, board, board, np.array([1, 0]), np.array([3, 2])).tolist()
+    [61, 30]
+    """
+    mask = WORD((1 << n) - 1)
+    free = ~(left | down | right) & mask
+    edges = WORD((1 << (n - 1)) | 1)
+    # rows above B1: case C may not use column 1, case S no edge column
+    above = row < b1
+    free = np.where(above, free & ~np.where(corner != 0, WORD(2), edges), free)
+    at_b2 = (corner == 0) & (row == n - 1 - b1.astype(np.intp))
+    if at_b2.any():  # case S, row B2: both edge columns used by its end
+        used = down & edges
+        rule = np.where(used == 0, WORD(0), np.where(used == edges, free, free & edges))
+        free = np.where(at_b2, rule, free)
     return free
 
 
