@@ -8,7 +8,7 @@
 # Before (once): put the peers in the git-ignored folder peers/ (bench/prepare_peers.sh):
 #   git clone https://github.com/ygch/n_queens peers/ygch     (ygch/n_queens, MIT)
 #   bash bench/prepare_peers.sh SEED_DIR                      (the seed program, see that script)
-# Outputs go to DIR (default: $OUT/device_run if OUT is set, else out/device_run); every step
+# Outputs go to DIR (default: out/device_run, git-ignored); every step
 # logs to its own file, the table step reads the earlier steps' files from the same folder and
 # writes side_by_side.json for bench/plot_times.py. The default steps take about 6 minutes on
 # one H100 (n up to 21); "big" (n = 22 and 23 against OEIS, about 10 more minutes) runs only
@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-out=${out_dir:-${OUT:-$root/out}/device_run}
+out=${out_dir:-$root/out/device_run}
 mkdir -p "$out"
 export PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}"
 status=0

@@ -49,9 +49,8 @@ from gpuqueens.problems.nqueens.prefixes import enumerate_prefixes  # noqa: E402
 V4_COSTS = {"head": (5, 1), "main": (19, 10), "rare": (2, 1), "rule": (20, 11), "last": (2, 1),
             "leaf": (22, 11), "fetch": (200, 100), "empty": (100, 50), "tail": (6, 1)}
 V4_BLOCKS = ("head", "main", "rare", "rule", "last", "leaf", "fetch", "empty", "tail")
-#: v3 (fe41912) as counted on 2026-11-23, for the record: 43 per iteration (25 ALU), a case-C
-#: leaf 13, a case-S leaf 54, the fetch about 200.
-V3_COSTS = {"main": 43, "main_alu": 25, "leaf_c": 13, "leaf_s": 54, "fetch": 200}
+# v3 (fe41912) as counted on 2026-11-23, for the record: 43 per iteration (25 ALU), a case-C
+# leaf 13, a case-S leaf 54, the fetch about 200.
 #: ygch/n_queens at dba7b01 built for sm_90 with its configuration 2: the loop is 30
 #: instructions, 15 on the ALU pipe; the fetch of 32 subproblems about 30.
 YGCH_COSTS = {"loop": 30, "loop_alu": 15, "fetch": 30}
@@ -62,10 +61,10 @@ YGCH_COSTS = {"loop": 30, "loop_alu": 15, "fetch": 30}
 #: cycles = bound / BOUND_EFFICIENCY. (0.880 of the active cycles; 0.865 with the bound of a
 #: 1/16 sample, which this constant was before 2026-11-23.)
 BOUND_EFFICIENCY = 0.858
-#: H100 SXM: 132 SMs of 4 schedulers; clock of the wall-clock runs (r1: boost) and of ncu.
+#: H100 SXM: 132 SMs of 4 schedulers; clock of the wall-clock runs (r1: boost). (ncu locks
+#: the clock at 1.59 GHz: the calibration above is in cycles, so it does not depend on it.)
 SMS = 132
 CLOCK_HZ = 1.755e9
-NCU_CLOCK_HZ = 1.59e9
 #: Threads an H100 holds at once with nqueens_count: 128-thread blocks, as many as the shared
 #: memory allows (228 KiB per SM, 1 KiB reserved per block), at most 2048 per SM.
 SHARED_PER_SM = 228 * 1024
