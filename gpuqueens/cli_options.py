@@ -10,7 +10,7 @@ import argparse
 
 from .backends import BACKENDS
 
-__all__ = ["add_run_options"]
+__all__ = ["add_run_options", "add_workers_option"]
 
 
 def add_run_options(parser: argparse.ArgumentParser, *, long_runs: bool = True) -> None:
@@ -22,3 +22,20 @@ def add_run_options(parser: argparse.ArgumentParser, *, long_runs: bool = True) 
                             help="show a progress bar (default: when stderr is a terminal)")
         parser.add_argument("--checkpoint", metavar="PATH", default=None,
                             help="SQLite file recording finished work units; rerun to resume")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"takes a whole number from 1 up, not {text!r}")
+    return value
+
+
+def add_workers_option(parser: argparse.ArgumentParser) -> None:
+    """``--workers K``: how many processes solve the work units (``workers=`` of the API)."""
+    parser.add_argument("--workers", type=_positive_int, default=None, metavar="K",
+                        help="processes that solve work units: 1 = this one only (default: every "
+                             "GPU, or every core, for long counts)")

@@ -3,13 +3,14 @@
     gpuqueens nqueens 12
     gpuqueens nqueens 8 9 10 --unique
     gpuqueens nqueens 20 --checkpoint n20.sqlite --progress
+    gpuqueens nqueens 17 --workers 4
 """
 
 from __future__ import annotations
 
 import argparse
 
-from ...cli_options import add_run_options
+from ...cli_options import add_run_options, add_workers_option
 
 __all__ = ["register", "handle"]
 
@@ -20,6 +21,7 @@ def register(subparsers) -> None:
     queens.add_argument("n", type=int, nargs="+", help="board size(s), 1..32")
     queens.add_argument("--unique", action="store_true", help="print only the unique count")
     add_run_options(queens)
+    add_workers_option(queens)
     queens.set_defaults(handler=handle)
 
 
@@ -32,7 +34,8 @@ def handle(args: argparse.Namespace) -> int:
         raise ValueError("--checkpoint takes one board size at a time (a checkpoint file records "
                          f"one run); got {len(args.n)} sizes")
     for n in args.n:
-        result = nqueens(n, backend=args.backend, checkpoint=args.checkpoint, progress=args.progress)
+        result = nqueens(n, backend=args.backend, checkpoint=args.checkpoint, progress=args.progress,
+                         workers=args.workers)
         counts = f"unique {result.unique}" if args.unique else f"total {result.total}  unique {result.unique}"
         print(f"n={result.n}  {counts}  [{result.backend}: {result.device}]  {result.seconds:.3f} s", flush=True)
     return 0
