@@ -82,3 +82,9 @@ def solve_unit_after_meeting(payload):
         meet(os.environ["MEET_FOLDER"], int(os.environ["MEET_COUNT"]))
         _met_in = os.getpid()
     return solve_unit(payload)
+
+
+def environment_variable(name: str) -> str | None:
+    """This process's value of ``name`` (``os.environ.get`` itself would be pickled together
+    with the caller's ``os.environ``)."""
+    return os.environ.get(name)
