@@ -158,3 +158,27 @@ def test_explicit_gpu_workers_share_one_gpu(fake_gpus, libraries, long_gpu_count
     result = gpuqueens.nqueens(11, backend="gpu", workers=2, progress=False)
     assert (result.total, result.unique) == (total(11), unique(11))
     assert set().union(*launches(log).values()) == {0}
+
+
+def test_device_script_dry_run(libraries, tmp_path):
+    # bench/device_workers.py end to end on the stand-in (two fake devices), so that a GPU
+    # session does not spend device time on a broken script; its times mean nothing
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from fake_cupy_site import write_site
+
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(write_site(tmp_path / "site")), FAKE_CUPY_DEVICES="2",
+               FAKE_CUPY_LIBRARIES=json.dumps({k: str(v) for k, v in libraries.items()}))
+    env.pop("CUDA_VISIBLE_DEVICES", None)
+    out = tmp_path / "workers.json"
+    done = subprocess.run([sys.executable, str(root / "bench" / "device_workers.py"), "--n", "11",
+                           "--json", str(out)], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads(out.read_text())
+    assert all(results["checks"].values()) and len(results["checks"]) == 7
+    assert results["pinning"]["plan"] == ["0", "1"]
+    assert "cudaErrorInitializationError" in results["raw fork failure"]["error"]
