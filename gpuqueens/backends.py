@@ -14,6 +14,7 @@ with ``here=False``), which also tells how many GPUs are visible.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import os
 import subprocess
@@ -97,8 +98,19 @@ def _report_here() -> GPUReport:
         return GPUReport(False, f"CUDA is not usable ({exc.__class__.__name__}: {exc})")
 
 
+def _cupy_installed() -> bool:
+    if "cupy" in sys.modules:
+        return True
+    try:
+        return importlib.util.find_spec("cupy") is not None
+    except (ImportError, ValueError):  # a broken installation: let the probe tell
+        return True
+
+
 @functools.lru_cache(maxsize=None)
 def _report_from_child() -> GPUReport:
+    if not _cupy_installed():  # no CuPy, no CUDA to initialise: no need for a fresh process
+        return _report_here()
     # The child sees the same modules (sys.path) and environment (CUDA_VISIBLE_DEVICES) as
     # this process. It runs _probe.py as a file, so it imports CuPy and nothing of ours.
     env = dict(os.environ)

@@ -87,10 +87,9 @@ def install(monkeypatch, folder: Path, *, devices: int = 1, libraries: dict[str,
     else:
         monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
     monkeypatch.syspath_prepend(str(write_site(folder)))
-    monkeypatch.delitem(sys.modules, "cupy", raising=False)
-    fake = importlib.import_module("cupy")  # the stand-in, built by the site's package
-    monkeypatch.setitem(sys.modules, "cupy", fake)
-    return fake
+    monkeypatch.setitem(sys.modules, "cupy", None)  # undone: the module before, or none
+    del sys.modules["cupy"]
+    return importlib.import_module("cupy")  # the stand-in, built by the site's package
 
 
 def launches(log: Path) -> dict[int, set[int]]:

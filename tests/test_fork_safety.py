@@ -40,7 +40,8 @@ def fake_gpu(monkeypatch, tmp_path, tmp_path_factory):
     forget_gpu_state()
 
 
-def pool_of(method: str, workers: int = 2) -> concurrent.futures.ProcessPoolExecutor:
+def pool_of(method: str | None, workers: int = 2) -> concurrent.futures.ProcessPoolExecutor:
+    """A process pool with that start method (``None``: this platform's default)."""
     return concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
 
 
@@ -60,11 +61,14 @@ class OpaqueExecutor(concurrent.futures.Executor):
         return self._inner.submit(fn, *args, **kwargs)
 
 
-def test_a_fork_pool_works_when_this_process_never_touched_cuda(fake_gpu, fork_pool):
+@pytest.mark.parametrize("method", ["fork", None], ids=["fork", "default start method"])
+def test_a_process_pool_works_when_this_process_never_touched_cuda(fake_gpu, method):
+    # the issue's case: count(20, backend="gpu", executor=ProcessPoolExecutor(2)), here n=11
     fake = fake_gpu(kernels=True)
-    result = gpuqueens.nqueens(11, backend="gpu", executor=fork_pool)
-    assert result.total == total(11) and result.device == "GPU (the executor's workers)"
-    assert gpuqueens.count(11, executor=fork_pool) == total(11)  # auto: probed in a fresh process
+    with pool_of(method) as pool:
+        result = gpuqueens.nqueens(11, backend="gpu", executor=pool)
+        assert result.total == total(11) and result.device == "GPU (the executor's workers)"
+        assert gpuqueens.count(11, executor=pool) == total(11)  # auto: probed in a fresh process
     assert fake.fake_cuda.initialised_pid is None  # so the pool's forks can use CUDA
 
 

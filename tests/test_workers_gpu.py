@@ -182,3 +182,17 @@ def test_device_script_dry_run(libraries, tmp_path):
     assert all(results["checks"].values()) and len(results["checks"]) == 7
     assert results["pinning"]["plan"] == ["0", "1"]
     assert "cudaErrorInitializationError" in results["raw fork failure"]["error"]
+
+
+def test_install_leaves_no_stand_in_behind(tmp_path):
+    import sys
+
+    before = sys.modules.get("cupy")
+    undo = pytest.MonkeyPatch()
+    try:
+        fake = install(undo, tmp_path / "site", devices=2)
+        assert sys.modules["cupy"] is fake and fake is not before
+    finally:
+        undo.undo()
+        forget_gpu_state()
+    assert sys.modules.get("cupy") is before
