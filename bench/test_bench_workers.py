@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 
 import gpuqueens
-from gpuqueens import workers
+from gpuqueens import worker_pool, workers
 
 N16_TOTAL = 14772512
 
@@ -40,5 +40,5 @@ def _start_and_stop(processes: int) -> int:
 @pytest.mark.parametrize("method", ["spawn", "forkserver"])
 @pytest.mark.parametrize("processes", [1, 2])
 def test_pool_start(benchmark, monkeypatch, method, processes):
-    monkeypatch.setattr(workers, "START_METHOD", method)
+    monkeypatch.setattr(worker_pool, "START_METHOD", method)
     assert benchmark.pedantic(_start_and_stop, args=(processes,), rounds=5, warmup_rounds=1) == 1

@@ -15,14 +15,13 @@ A problem's counting call hands its work units to :func:`gpuqueens.runner.run_un
   default one per visible GPU. This process then only coordinates: it never initialises
   CUDA (it asks a fresh interpreter what the GPUs are), so it stays free to fork.
 
-Worker processes start with ``spawn``: a fresh interpreter, safe whatever this process
-holds (CUDA, threads, locks). Like any spawned process they import the main module first,
-so a script must keep its top-level code under ``if __name__ == "__main__":``.
-
-Each unit a worker process solves goes through :class:`WorkerSolve`, which prepares the
-process once: on the GPU it checks that CUDA can work there, and it raises glibc's malloc
-thresholds (:func:`tune_malloc`), which makes the NumPy search ~25% faster and undoes the
-small trim threshold that Dask's nanny sets for its workers (docs/scaling.md).
+Worker processes start with ``spawn`` (:mod:`gpuqueens.worker_pool`): a fresh interpreter,
+safe whatever this process holds (CUDA, threads, locks). Like any spawned process they
+import the main module first, so a script must keep its top-level code under
+``if __name__ == "__main__":``. Each unit they solve goes through
+:class:`~gpuqueens.worker_setup.WorkerSolve`, which prepares the process once: glibc's
+malloc thresholds raised (the NumPy search ~25% faster, and Dask's small trim threshold
+undone) and, on the GPU, a check that CUDA can work there.
 
 >>> with executor_for("cpu", workers=1, large=True, units=16) as chosen:
 ...     chosen.executor is None, chosen.processes
@@ -31,46 +30,23 @@ small trim threshold that Dask's nanny sets for its workers (docs/scaling.md).
 
 from __future__ import annotations
 
-import collections
 import concurrent.futures
-import ctypes
 import multiprocessing
 import numbers
 import os
-import queue
-import signal
-import sys
-import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
 from .backends import device_name, gpu_report, requested_backend, resolve_backend
 from .estimates import available_memory
-from .fork_safety import check_executor, cuda_initialised_here, raise_if_forked_after_cuda
+from .fork_safety import check_executor
+from .worker_pool import WorkerPool, WorkerProcessError
+from .worker_setup import WorkerSolve, tune_malloc
 
-__all__ = ["START_METHOD", "usable_cores", "check_workers", "gpu_runs_here", "choose_backend",
-           "executor_for",
+__all__ = ["usable_cores", "check_workers", "gpu_runs_here", "choose_backend", "executor_for",
            "Workers", "WorkerPool", "WorkerSolve", "WorkerProcessError", "tune_malloc"]
-
-#: How worker processes start: a fresh interpreter (safe with CUDA and threads, same on
-#: every OS). Measured on 2 cores: ~0.5-1 s until a worker has imported NumPy and gpuqueens.
-START_METHOD = "spawn"
-
-
-class WorkerProcessError(RuntimeError):
-    """A worker process ended abruptly (killed, out of memory, or failed while starting)."""
-
-
-_BROKEN_HINT = (
-    "a gpuqueens worker process ended abruptly (killed, out of memory, or it failed while "
-    "starting). If you run a script, keep its top-level code under "
-    "`if __name__ == \"__main__\":` (each worker process imports the main module first); "
-    "with little memory, use fewer workers (workers=...)."
-)
-
 
 def usable_cores() -> int:
     """The cores this process may run on: ``os.process_cpu_count()`` (Python 3.13+), else
@@ -262,209 +238,3 @@ def executor_for(
         pool = WorkerPool(count - 1, local=True)
     with pool:
         yield Workers(backend, pool, count, devices)
-
-
-class WorkerPool(concurrent.futures.Executor):
-    """An executor whose tasks wait in one queue and go to whichever worker is free first.
-
-    The workers: this process, if ``local`` (a thread, which starts working at once), and
-    ``processes`` processes started with :data:`START_METHOD`, process ``i`` pinned to GPU
-    ``devices[i]`` (its ``CUDA_VISIBLE_DEVICES``) when devices are given. ``completed``
-    counts the tasks each worker finished ("here", "processes").
-    """
-
-    def __init__(self, processes: int, *, local: bool = False, devices: Sequence[str] = ()):
-        if processes < 0 or (processes == 0 and not local):
-            raise ValueError(f"a worker pool needs at least one worker, got processes={processes}")
-        if devices and len(devices) != processes:
-            raise ValueError(f"{len(devices)} devices for {processes} processes")
-        self._tasks: queue.SimpleQueue = queue.SimpleQueue()
-        self._lock = threading.Lock()
-        self._closed = False
-        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
-        self.completed: collections.Counter[str] = collections.Counter()
-        lanes: list[tuple[str, Callable]] = []
-        if local:
-            lanes.append(("here", self._run_here))
-        if processes:
-            context = multiprocessing.get_context(START_METHOD)
-            pins = None
-            if devices:
-                pins = context.Queue()
-                for device in devices:
-                    pins.put(device)
-            self._pool = concurrent.futures.ProcessPoolExecutor(
-                processes, mp_context=context, initializer=_start_worker, initargs=(pins,))
-            for _ in range(processes):  # start them now, while the caller prepares its units
-                self._pool.submit(os.getpid)
-            lanes += [("processes", self._run_in_process)] * processes
-        self._threads = [threading.Thread(target=self._lane, args=lane, daemon=True,
-                                          name=f"gpuqueens-worker-{index}")
-                         for index, lane in enumerate(lanes)]
-        #: read by run_units: how many tasks run at once (it keeps twice as many submitted)
-        self._max_workers = len(self._threads)
-        for thread in self._threads:
-            thread.start()
-
-    @staticmethod
-    def _run_here(fn: Callable, args: tuple, kwargs: dict) -> Any:
-        return fn(*args, **kwargs)
-
-    def _run_in_process(self, fn: Callable, args: tuple, kwargs: dict) -> Any:
-        try:
-            return self._pool.submit(fn, *args, **kwargs).result()
-        except BrokenProcessPool as exc:
-            raise WorkerProcessError(_BROKEN_HINT) from exc
-
-    def _lane(self, name: str, run: Callable) -> None:
-        while True:
-            item = self._tasks.get()
-            if item is None:
-                return
-            future, fn, args, kwargs = item
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                result = run(fn, args, kwargs)
-            except BaseException as exc:
-                future.set_exception(exc)
-            else:
-                future.set_result(result)
-                self.completed[name] += 1
-
-    def submit(self, fn: Callable, /, *args: Any, **kwargs: Any) -> concurrent.futures.Future:
-        with self._lock:
-            if self._closed:
-                raise RuntimeError("cannot submit to a worker pool after shutdown")
-            future: concurrent.futures.Future = concurrent.futures.Future()
-            self._tasks.put((future, fn, args, kwargs))
-        return future
-
-    def _cancel_queued(self) -> None:
-        while True:
-            try:
-                item = self._tasks.get_nowait()
-            except queue.Empty:
-                return
-            if item is not None and item[0].cancel():
-                item[0].set_running_or_notify_cancel()  # so that wait() sees it done
-
-    def _close(self) -> None:
-        with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-        for _ in self._threads:
-            self._tasks.put(None)  # after the queued tasks: each worker ends when it reaches one
-
-    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        if cancel_futures:
-            self._cancel_queued()
-        self._close()
-        if wait:
-            for thread in self._threads:
-                thread.join()
-        if self._pool is not None:
-            self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
-
-    def terminate(self) -> None:
-        """Stop now: cancel the queued tasks and end the worker processes (their tasks are lost)."""
-        self._cancel_queued()
-        self._close()
-        if self._pool is None:
-            return
-        end = getattr(self._pool, "terminate_workers", None)  # Python 3.14+
-        if end is not None:
-            end()
-        else:
-            for process in list(getattr(self._pool, "_processes", {}).values()):
-                process.terminate()
-        self._pool.shutdown(wait=True, cancel_futures=True)
-
-    def __exit__(self, exc_type, exc, traceback) -> bool:
-        if exc_type is None:
-            self.shutdown(wait=True)
-        else:
-            self.terminate()  # the units in flight are lost; the checkpoint has the others
-        return False
-
-
-def _start_worker(pins: Any) -> None:
-    """Set up a new worker process, before it runs anything (the pool's initializer)."""
-    # Ctrl-C is for the coordinating process, which ends its workers; a worker that took
-    # it too would only print a traceback of its own.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if pins is not None:
-        device = pins.get(timeout=60)
-        if cuda_initialised_here():
-            raise RuntimeError("CUDA was initialised in a worker process before it could be pinned "
-                               "to its GPU (by code run while importing the main module?)")
-        os.environ["CUDA_VISIBLE_DEVICES"] = device  # read by CUDA when it initialises
-
-
-#: glibc mallopt parameters and the values set in worker processes: glibc's own dynamic
-#: maxima on 64-bit systems (the mmap threshold may not exceed 32 MiB).
-M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
-TRIM_THRESHOLD_BYTES, MMAP_THRESHOLD_BYTES = 64 << 20, 32 << 20
-
-
-def tune_malloc() -> bool:
-    """Keep freed memory up to 64 MiB for reuse and serve blocks below 32 MiB from the heap
-    (glibc only; returns whether it was done).
-
-    The NumPy search allocates and frees arrays of a few MiB at a high rate. With glibc's
-    defaults many of them are fresh ``mmap`` s, and with a small trim threshold (Dask's
-    nanny sets ``MALLOC_TRIM_THRESHOLD_=65536`` for its workers, which also freezes the
-    mmap threshold at 128 KiB) every one is: the pages are faulted in and zeroed again and
-    again. Measured on 2 cores (four n=17 CPU units): 9.3 s with Dask's setting, 5.4 s with
-    glibc's defaults, 3.8-3.9 s after this call, the same peak memory.
-    """
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        if not os.confstr("CS_GNU_LIBC_VERSION").startswith("glibc"):
-            return False
-        mallopt = ctypes.CDLL(None).mallopt
-    except (ValueError, OSError, AttributeError):  # not glibc (musl), or no such symbol
-        return False
-    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
-    return bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
-                and mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD_BYTES))
-
-
-_prepared: set[tuple[int, str]] = set()  # (pid, backend): inherited by forks, so keyed by pid
-_malloc_tuned_in: int | None = None
-
-
-def prepare_process(backend: str, *, worker: bool) -> None:
-    """Once per process and backend, before its first unit: tune malloc in a worker process;
-    on the GPU, check that CUDA can work here (raises ``CUDAForkError`` or
-    ``BackendUnavailableError`` with a message, never a CUDA error from deep inside)."""
-    global _malloc_tuned_in
-    key = (os.getpid(), backend)
-    if key in _prepared:
-        return
-    if worker and _malloc_tuned_in != os.getpid():
-        tune_malloc()
-        _malloc_tuned_in = os.getpid()
-    if backend == "gpu":
-        raise_if_forked_after_cuda()
-        resolve_backend("gpu")  # the probe, in this process, where the GPU work runs
-    _prepared.add(key)
-
-
-@dataclass(frozen=True)
-class WorkerSolve:
-    """A unit solver for other processes (or threads): prepares the process, then solves.
-
-    ``coordinator`` is the pid of the process that runs the count; only other processes
-    are tuned (this one is the caller's, left as it is).
-    """
-
-    solve: Callable[[Any], tuple[int, ...]]
-    backend: str
-    coordinator: int
-
-    def __call__(self, payload: Any) -> tuple[int, ...]:
-        prepare_process(self.backend, worker=os.getpid() != self.coordinator)
-        return self.solve(payload)

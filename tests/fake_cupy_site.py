@@ -71,12 +71,12 @@ def install(monkeypatch, folder: Path, *, devices: int = 1, libraries: dict[str,
     import json
     import sys
 
-    from gpuqueens import backends, fork_safety, workers
+    from gpuqueens import backends, fork_safety, worker_setup
 
     forget_gpu_state()
     monkeypatch.setattr(fork_safety, "_initialised_in", None)
     monkeypatch.setattr(fork_safety, "_forked_after_cuda", False)
-    monkeypatch.setattr(workers, "_prepared", set())
+    monkeypatch.setattr(worker_setup, "_prepared", set())
     monkeypatch.setattr(backends, "_warned_fallback", False)
     monkeypatch.setenv("FAKE_CUPY_DEVICES", str(devices))
     monkeypatch.setenv("FAKE_CUPY_LIBRARIES", json.dumps({k: str(v) for k, v in (libraries or {}).items()}))

@@ -118,6 +118,15 @@ def test_default_cpu_run_uses_every_core(pools, small_long_counts, monkeypatch):
     assert result.device.endswith(", 3 processes")
 
 
+@pytest.mark.skipif(workers.usable_cores() < 2, reason="one core: the default is this process")
+def test_with_several_cores_the_default_starts_more_processes(tmp_path):
+    with workers.executor_for("cpu", large=True, units=2) as chosen:
+        assert chosen.processes == 2 and chosen.executor is not None
+        pids = {f.result(timeout=300) for f in [chosen.executor.submit(worker_tasks.meet, str(tmp_path), 2)
+                                                 for _ in range(2)]}
+    assert len(pids) == 2 and os.getpid() in pids
+
+
 def test_the_default_follows_the_cores_there_are(pools, small_long_counts, monkeypatch):
     monkeypatch.setattr(workers, "usable_cores", lambda: 1)
     assert gpuqueens.count(12, backend="cpu") == total(12)

@@ -36,9 +36,9 @@ def meet_on_gpu(folder: str, expected: int) -> tuple[int, str, int]:
 
 def malloc_tuned_here() -> tuple[int, str | None, bool]:
     """``(pid, MALLOC_TRIM_THRESHOLD_, whether gpuqueens tuned malloc in this process)``."""
-    from gpuqueens import workers
+    from gpuqueens import worker_setup
 
-    return os.getpid(), os.environ.get("MALLOC_TRIM_THRESHOLD_"), workers._malloc_tuned_in == os.getpid()
+    return os.getpid(), os.environ.get("MALLOC_TRIM_THRESHOLD_"), worker_setup._malloc_tuned_in == os.getpid()
 
 
 def die(code: int = 1) -> None:
@@ -56,10 +56,10 @@ def fail(message: str) -> None:
 
 def meet_and_report_malloc(payload: tuple[str, int]) -> tuple[int, ...]:
     """A unit solver: :func:`meet`, then ``(1 if malloc was tuned in this process else 0, pid)``."""
-    from gpuqueens import workers
+    from gpuqueens import worker_setup
 
     pid = meet(*payload)
-    return (int(workers._malloc_tuned_in == pid), pid)
+    return (int(worker_setup._malloc_tuned_in == pid), pid)
 
 
 def sleep_unless_in(pid: int, seconds: float) -> None:

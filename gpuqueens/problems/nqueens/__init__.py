@@ -51,9 +51,10 @@ def _small_board(n: int) -> tuple[int, int] | None:
     return {1: (1, 1), 2: (0, 0), 3: (0, 0)}.get(n)
 
 
-#: From this n on, a count is long enough to gain from worker processes (each takes about
-#: a second to start): on the CPU n=16 takes ~3.4 s on one core (n=15 ~0.5 s); on an H100
-#: n=21 takes ~58 s (n=20 ~8 s, in only 4 units). Smaller counts stay in this process.
+#: From this n on, a count is long enough to gain from worker processes (on the CPU one
+#: takes 0.2-0.3 s to start; on the GPU also CuPy and a CUDA context, about a second or
+#: two): on the CPU n=16 takes ~3.4 s on one core (n=15 ~0.5 s); on an H100 n=21 takes
+#: ~58 s (n=20 ~8 s, in only 4 units). Smaller counts stay in this process.
 POOL_MIN_N = {"cpu": 16, "gpu": 21}
 
 
