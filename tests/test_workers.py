@@ -127,6 +127,17 @@ def test_with_several_cores_the_default_starts_more_processes(tmp_path):
     assert len(pids) == 2 and os.getpid() in pids
 
 
+def test_the_default_fits_in_memory(no_pools, monkeypatch):
+    # e.g. the 7x7 matchstick table: ~12 GB a process; 20 GB free and 8 cores give one
+    monkeypatch.setattr(workers, "usable_cores", lambda: 8)
+    monkeypatch.setattr(workers, "available_memory", lambda: 20e9)
+    with workers.executor_for("cpu", large=True, units=72, memory_per_worker=12e9) as chosen:
+        assert chosen.executor is None and chosen.processes == 1
+    monkeypatch.setattr(workers, "available_memory", lambda: 30e9)
+    assert workers._process_count("cpu", None, large=True, units=72, memory_per_worker=12e9) == 2
+    assert workers._process_count("cpu", 4, large=True, units=72, memory_per_worker=12e9) == 4  # asked for
+
+
 def test_the_default_follows_the_cores_there_are(pools, small_long_counts, monkeypatch):
     monkeypatch.setattr(workers, "usable_cores", lambda: 1)
     assert gpuqueens.count(12, backend="cpu") == total(12)
