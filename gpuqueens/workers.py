@@ -43,7 +43,7 @@ from .backends import device_name, gpu_report, requested_backend, resolve_backen
 from .estimates import available_memory
 from .fork_safety import check_executor
 from .worker_pool import WorkerPool, WorkerProcessError
-from .worker_setup import WorkerSolve, tune_malloc
+from .worker_setup import WorkerSolve, prepare_process, tune_malloc
 
 __all__ = ["usable_cores", "check_workers", "gpu_runs_here", "choose_backend", "executor_for",
            "Workers", "WorkerPool", "WorkerSolve", "WorkerProcessError", "tune_malloc"]
@@ -228,6 +228,8 @@ def executor_for(
     count = _process_count(backend, workers, large=large, units=units,
                            memory_per_worker=memory_per_worker)
     if count <= 1:
+        if backend == "gpu":  # this process runs the GPU work: can CUDA work here?
+            prepare_process(backend, worker=False)
         yield Workers(backend)
         return
     if backend == "gpu":

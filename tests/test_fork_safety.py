@@ -98,6 +98,14 @@ def test_an_opaque_fork_executor_fails_in_its_worker_with_the_message(fake_gpu, 
     assert "was forked from a process that had already initialised CUDA" in str(error.value)
 
 
+def test_a_count_inside_a_forked_worker_says_why_it_cannot_use_cuda(fake_gpu, fork_pool):
+    # the user's own task, in a fork pool made after CUDA was initialised here
+    fake_gpu()
+    backends.gpu_status()
+    with pytest.raises(CUDAForkError, match="was forked from a process that had already initialised CUDA"):
+        fork_pool.submit(gpuqueens.count, 8, backend="gpu").result(timeout=300)
+
+
 def test_a_forked_worker_without_the_check_fails_deep_in_cuda(fake_gpu, fork_pool):
     fake_gpu()
     backends.gpu_status()
