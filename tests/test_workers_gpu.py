@@ -97,10 +97,12 @@ def test_pinning_follows_cuda_visible_devices(fake_gpus, tmp_path):
     assert found == {("2", 0x12), ("0", 0x10)}
 
 
-def test_more_workers_than_gpus_take_the_gpus_in_turn(fake_gpus):
-    fake_gpus(2)
-    with workers.executor_for("gpu", workers=3, large=False, units=16) as chosen:
-        assert chosen.devices == ("0", "1", "0")
+def test_more_workers_than_gpus_take_the_gpus_in_turn(fake_gpus, monkeypatch):
+    fake_gpus(3)
+    assert workers._gpu_device_plan(5) == ("0", "1", "2", "0", "1")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "GPU-a1,GPU-b2,junk")  # UUIDs; CUDA stops at junk
+    monkeypatch.setattr(workers, "gpu_report", lambda here: backends.GPUReport(True, "ok", ("A", "B")))
+    assert workers._gpu_device_plan(3) == ("GPU-a1", "GPU-b2", "GPU-a1")
 
 
 @pytest.mark.parametrize("devices,large,units", [(1, True, 16), (3, False, 16), (3, True, 1)])
