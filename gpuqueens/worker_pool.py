@@ -1,19 +1,17 @@
 """An executor for gpuqueens' worker processes: one queue, taken by whichever worker is free.
 
-The workers are, optionally, this process (a thread: it starts on the first task at once,
-while the others start) and processes started with ``spawn`` (a fresh interpreter: safe
-whatever this process holds, CUDA included), each pinned to its own GPU through
-``CUDA_VISIBLE_DEVICES`` when devices are given. :func:`gpuqueens.workers.executor_for`
+The workers are processes started with ``spawn`` (a fresh interpreter: safe whatever this
+process holds, CUDA included), each pinned to its own GPU through ``CUDA_VISIBLE_DEVICES``
+when devices are given; each runs one task at a time. :func:`gpuqueens.workers.executor_for`
 makes one when a count uses the whole machine.
 
->>> with WorkerPool(0, local=True) as pool:
+>>> with WorkerPool(1) as pool:
 ...     pool.submit(pow, 2, 10).result()
 1024
 """
 
 from __future__ import annotations
 
-import collections
 import concurrent.futures
 import multiprocessing
 import os
@@ -47,58 +45,48 @@ _BROKEN_HINT = (
 
 
 class WorkerPool(concurrent.futures.Executor):
-    """An executor whose tasks wait in one queue and go to whichever worker is free first.
+    """An executor whose tasks wait in one queue and go to whichever worker process is free.
 
-    The workers: this process, if ``local`` (a thread, which starts working at once), and
-    ``processes`` processes started with :data:`START_METHOD`, process ``i`` pinned to GPU
-    ``devices[i]`` (its ``CUDA_VISIBLE_DEVICES``) when devices are given. ``completed``
-    counts the tasks each worker finished ("here", "processes").
+    ``processes`` processes are started with :data:`START_METHOD` at once; process ``i`` is
+    pinned to GPU ``devices[i]`` (its ``CUDA_VISIBLE_DEVICES``) when devices are given. Each
+    process runs one task at a time (a thread here hands it the next one), so on the GPU
+    each device solves one unit at a time. A worker process that dies makes its task fail
+    with :class:`WorkerProcessError`.
     """
 
-    def __init__(self, processes: int, *, local: bool = False, devices: Sequence[str] = ()):
-        if processes < 0 or (processes == 0 and not local):
-            raise ValueError(f"a worker pool needs at least one worker, got processes={processes}")
+    def __init__(self, processes: int, *, devices: Sequence[str] = ()):
+        if processes < 1:
+            raise ValueError(f"a worker pool needs at least one process, got {processes}")
         if devices and len(devices) != processes:
             raise ValueError(f"{len(devices)} devices for {processes} processes")
         self._tasks: queue.SimpleQueue = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._closed = False
-        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
-        self.completed: collections.Counter[str] = collections.Counter()
-        lanes: list[tuple[str, Callable]] = []
-        if local:
-            lanes.append(("here", self._run_here))
-        if processes:
-            context = multiprocessing.get_context(START_METHOD)
-            pins = None
-            if devices:
-                pins = context.Queue()
-                for device in devices:
-                    pins.put(device)
-            self._pool = concurrent.futures.ProcessPoolExecutor(
-                processes, mp_context=context, initializer=_start_worker, initargs=(pins,))
-            for _ in range(processes):  # start them now, while the caller prepares its units
-                self._pool.submit(os.getpid)
-            lanes += [("processes", self._run_in_process)] * processes
-        self._threads = [threading.Thread(target=self._lane, args=lane, daemon=True,
-                                          name=f"gpuqueens-worker-{index}")
-                         for index, lane in enumerate(lanes)]
+        context = multiprocessing.get_context(START_METHOD)
+        pins = None
+        if devices:
+            pins = context.Queue()
+            for device in devices:
+                pins.put(device)
+        self._pool = concurrent.futures.ProcessPoolExecutor(
+            processes, mp_context=context, initializer=_start_worker, initargs=(pins,))
+        for _ in range(processes):  # start them now, while the caller prepares its units
+            self._pool.submit(os.getpid)
+        self._threads = [threading.Thread(target=self._feed, daemon=True, name=f"gpuqueens-worker-{index}")
+                         for index in range(processes)]
         #: read by run_units: how many tasks run at once (it keeps twice as many submitted)
-        self._max_workers = len(self._threads)
+        self._max_workers = processes
         for thread in self._threads:
             thread.start()
 
-    @staticmethod
-    def _run_here(fn: Callable, args: tuple, kwargs: dict) -> Any:
-        return fn(*args, **kwargs)
-
-    def _run_in_process(self, fn: Callable, args: tuple, kwargs: dict) -> Any:
+    def _run(self, fn: Callable, args: tuple, kwargs: dict) -> Any:
         try:
             return self._pool.submit(fn, *args, **kwargs).result()
         except BrokenProcessPool as exc:
             raise WorkerProcessError(_BROKEN_HINT) from exc
 
-    def _lane(self, name: str, run: Callable) -> None:
+    def _feed(self) -> None:
+        """One per process: take the next task, run it in a worker process, report, repeat."""
         while True:
             item = self._tasks.get()
             if item is None:
@@ -107,12 +95,11 @@ class WorkerPool(concurrent.futures.Executor):
             if not future.set_running_or_notify_cancel():
                 continue
             try:
-                result = run(fn, args, kwargs)
+                result = self._run(fn, args, kwargs)
             except BaseException as exc:
                 future.set_exception(exc)
             else:
                 future.set_result(result)
-                self.completed[name] += 1
 
     def submit(self, fn: Callable, /, *args: Any, **kwargs: Any) -> concurrent.futures.Future:
         with self._lock:
@@ -146,15 +133,12 @@ class WorkerPool(concurrent.futures.Executor):
         if wait:
             for thread in self._threads:
                 thread.join()
-        if self._pool is not None:
-            self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
+        self._pool.shutdown(wait=wait, cancel_futures=cancel_futures)
 
     def terminate(self) -> None:
         """Stop now: cancel the queued tasks and end the worker processes (their tasks are lost)."""
         self._cancel_queued()
         self._close()
-        if self._pool is None:
-            return
         end = getattr(self._pool, "terminate_workers", None)  # Python 3.14+
         if end is not None:
             end()

@@ -54,20 +54,19 @@ def tune_malloc() -> bool:
 
 
 _prepared: set[tuple[int, str]] = set()  # (pid, backend): inherited by forks, so keyed by pid
-_malloc_tuned_in: int | None = None
+_malloc_done: tuple[int, bool] | None = None  # (pid, whether tune_malloc succeeded there)
 
 
 def prepare_process(backend: str, *, worker: bool) -> None:
     """Once per process and backend, before its first unit: tune malloc in a worker process;
     on the GPU, check that CUDA can work here (raises ``CUDAForkError`` or
     ``BackendUnavailableError`` with a message, never a CUDA error from deep inside)."""
-    global _malloc_tuned_in
+    global _malloc_done
     key = (os.getpid(), backend)
     if key in _prepared:
         return
-    if worker and _malloc_tuned_in != os.getpid():
-        tune_malloc()
-        _malloc_tuned_in = os.getpid()
+    if worker and (_malloc_done is None or _malloc_done[0] != os.getpid()):
+        _malloc_done = (os.getpid(), tune_malloc())
     if backend == "gpu":
         raise_if_forked_after_cuda()
         resolve_backend("gpu")  # the probe, in this process, where the GPU work runs

@@ -8,12 +8,12 @@ A problem's counting call hands its work units to :func:`gpuqueens.runner.run_un
   ``fork`` process pool about to fork from a process where CUDA is initialised is refused
   at once (:mod:`gpuqueens.fork_safety`).
 * ``workers=1``, or the default for a small job, or inside a worker process: this process.
-* otherwise a :class:`WorkerPool`. On the CPU: this process (a thread, which starts
-  working at once) and ``workers - 1`` processes; by default as many as there are usable
-  cores. On the GPU: ``workers`` processes, worker ``i`` pinned to visible device
-  ``i mod (GPU count)`` through ``CUDA_VISIBLE_DEVICES`` before it touches CUDA; by
-  default one per visible GPU. This process then only coordinates: it never initialises
-  CUDA (it asks a fresh interpreter what the GPUs are), so it stays free to fork.
+* otherwise a :class:`WorkerPool` of ``workers`` processes: by default one per usable
+  core on the CPU, one per visible GPU on the GPU, where worker ``i`` is pinned to visible
+  device ``i mod (GPU count)`` through ``CUDA_VISIBLE_DEVICES`` before it touches CUDA.
+  This process then only coordinates (the ledger, the progress bar): its memory stays its
+  own, Ctrl-C stops all work at once, and on the GPU it never initialises CUDA (it asks a
+  fresh interpreter what the GPUs are), so it stays free to fork.
 
 Worker processes start with ``spawn`` (:mod:`gpuqueens.worker_pool`): a fresh interpreter,
 safe whatever this process holds (CUDA, threads, locks). Like any spawned process they
@@ -232,11 +232,6 @@ def executor_for(
             prepare_process(backend, worker=False)
         yield Workers(backend)
         return
-    if backend == "gpu":
-        devices = _gpu_device_plan(count)
-        pool = WorkerPool(count, devices=devices)
-    else:
-        devices = ()
-        pool = WorkerPool(count - 1, local=True)
-    with pool:
+    devices = _gpu_device_plan(count) if backend == "gpu" else ()
+    with WorkerPool(count, devices=devices) as pool:
         yield Workers(backend, pool, count, devices)

@@ -15,6 +15,7 @@ def meet(folder: str, expected: int, timeout: float = 120.0) -> int:
     of ``expected`` workers are certain to run in ``expected`` different processes.
     """
     here = Path(folder)
+    here.mkdir(parents=True, exist_ok=True)
     (here / str(os.getpid())).touch()
     deadline = time.monotonic() + timeout
     while len(list(here.iterdir())) < expected:
@@ -38,7 +39,7 @@ def malloc_tuned_here() -> tuple[int, str | None, bool]:
     """``(pid, MALLOC_TRIM_THRESHOLD_, whether gpuqueens tuned malloc in this process)``."""
     from gpuqueens import worker_setup
 
-    return os.getpid(), os.environ.get("MALLOC_TRIM_THRESHOLD_"), worker_setup._malloc_tuned_in == os.getpid()
+    return os.getpid(), os.environ.get("MALLOC_TRIM_THRESHOLD_"), worker_setup._malloc_done == (os.getpid(), True)
 
 
 def die(code: int = 1) -> None:
@@ -59,7 +60,7 @@ def meet_and_report_malloc(payload: tuple[str, int]) -> tuple[int, ...]:
     from gpuqueens import worker_setup
 
     pid = meet(*payload)
-    return (int(worker_setup._malloc_tuned_in == pid), pid)
+    return (int(worker_setup._malloc_done == (pid, True)), pid)
 
 
 def sleep_unless_in(pid: int, seconds: float) -> None:

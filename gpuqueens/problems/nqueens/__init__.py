@@ -85,8 +85,8 @@ def nqueens(
     * ``workers``: how many processes solve the work units. ``None`` (the default): for a
       long count (n >= 16 on the CPU, n >= 21 on the GPU), every usable core, or one process
       per visible GPU (``CUDA_VISIBLE_DEVICES`` respected), else this process only; ``1``:
-      this process only; ``k``: k processes (on the CPU this one and k-1 others; on the GPU
-      k others, pinned to the visible GPUs in turn). Scripts must keep their top-level code
+      this process only; ``k``: k worker processes (on the GPU pinned to the visible GPUs
+      in turn), this process coordinating. Scripts must keep their top-level code
       under ``if __name__ == "__main__":``, since worker processes import the main module.
     * ``executor``: instead of ``workers``, any :class:`concurrent.futures.Executor` (a
       process pool with any start method, a Dask cluster's) to spread the work units.
