@@ -1,19 +1,18 @@
 #!/usr/bin/env bash
-# One script for the GPU machine: build, GPU tests, benchmark, seed peer side by side.
+# On a machine with an NVIDIA GPU: build, GPU tests, benchmark side by side with two peer
+# programs, an Nsight Compute profile of the main kernel, and a short table at the end.
 #
 #   bash bench/device_run.sh [--with-22] [--nmax N] [--seed-nmax N] [--ygch-nmax N]
-#                            [--steps "build tests bench seed ygch table"]
+#                            [--steps "build tests bench seed ygch ncu table"] [--out DIR]
 #
-# Before: run bench/prepare_peers.sh on the developer machine and carry "peers" to the device
-# (it is git-ignored). Outputs go to $OUT/device_run (the device tool brings $OUT back) or to
-# out/device_run. Every step logs to its own file; the script ends with a short table of our
-# warm time against the seed's time for each n.
-#
-# Device time: one device command may run at most 10 minutes, so on the lent machine run the
-# steps in separate calls when the range is large, e.g.
-#   --steps "build tests"   then   --steps bench   then   --steps "seed table"
-# (the table step reads the earlier steps' files from the same output folder, so keep $OUT
-# contents or use out/ within one warm machine session).
+# Before (once): put the peers in the git-ignored folder peers/ (bench/prepare_peers.sh):
+#   git clone https://github.com/ygch/n_queens peers/ygch     (ygch/n_queens, MIT)
+#   bash bench/prepare_peers.sh SEED_DIR                      (the seed program, see that script)
+# Outputs go to DIR (default: $OUT/device_run if OUT is set, else out/device_run); every step
+# logs to its own file, the table step reads the earlier steps' files from the same folder and
+# writes side_by_side.json for bench/plot_times.py. The default steps take about 6 minutes on
+# one H100 (n up to 21); "big" (n = 22 and 23 against OEIS, about 10 more minutes) runs only
+# when named. Steps can be run in separate calls with the same --out.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -22,7 +21,8 @@ nmin=8
 nmax=21
 seed_nmax=20
 ygch_nmax=21
-steps="build tests bench seed ygch table"
+steps="build tests bench seed ygch ncu table"
+out_dir=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --with-22) nmax=22 ;;
@@ -30,12 +30,13 @@ while [ $# -gt 0 ]; do
     --seed-nmax) seed_nmax=$2; shift ;;
     --ygch-nmax) ygch_nmax=$2; shift ;;
     --steps) steps=$2; shift ;;
+    --out) out_dir=$2; shift ;;
     *) echo "device_run: unknown option $1" >&2; exit 2 ;;
   esac
   shift
 done
 
-out=${OUT:-$root/out}/device_run
+out=${out_dir:-${OUT:-$root/out}/device_run}
 mkdir -p "$out"
 export PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}"
 status=0
@@ -58,8 +59,14 @@ if step build; then
 fi
 
 if step tests; then
-  banner "GPU tests (pytest -m gpu)"
-  python -m pytest -m gpu -q -p no:cacheprovider tests 2>&1 | tee "$out/tests.log"
+  banner "GPU tests (pytest -m 'gpu and not slow'), then the CuPy stand-in tests on the same tree"
+  python -m pytest -m "gpu and not slow" -q -p no:cacheprovider tests 2>&1 | tee "$out/tests.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+
+if step big; then
+  banner "n = 22 and 23 on the GPU against OEIS (pytest -m 'gpu and slow')"
+  python -m pytest -m "gpu and slow" -q -p no:cacheprovider tests 2>&1 | tee "$out/big.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 
@@ -75,7 +82,7 @@ if step seed; then
     SEED_BUILD_DIR="$root/peers/build" bash peers/tools/seed_nqueens.sh -n "$nmin" "$seed_nmax" 2>&1 | tee "$out/seed.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   else
-    echo "peers/tools/seed_nqueens.sh is missing: run bench/prepare_peers.sh and carry peers/" | tee "$out/seed.txt"
+    echo "peers/tools/seed_nqueens.sh is missing: run bench/prepare_peers.sh first" | tee "$out/seed.txt"
   fi
 fi
 
@@ -90,17 +97,30 @@ if step ygch; then
       [ -x peers/ygch/src/n_queens ] && peers/ygch/src/n_queens "$n" 6 2>&1 | tee -a "$out/ygch.txt"
     done
   else
-    echo "peers/ygch/src is missing: fetch ygch/n_queens, run YGCH_GIT=... bench/prepare_peers.sh" | tee "$out/ygch.txt"
+    echo "peers/ygch/src is missing: git clone https://github.com/ygch/n_queens peers/ygch" | tee "$out/ygch.txt"
+  fi
+fi
+
+if step ncu; then
+  banner "Nsight Compute: nqueens_count at n=18 through the public call"
+  if command -v ncu >/dev/null; then
+    ncu --kernel-name nqueens_count --launch-count 1 \
+      --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
+      python -c "import gpuqueens; print(gpuqueens.nqueens(18, backend='gpu', progress=False))" \
+      > "$out/ncu18.txt" 2>&1 || status=1
+    grep -E "Duration|Registers Per Thread|Achieved Occupancy|Avg. Active Threads|Avg. Not Predicated|Grid Size|Block Size" "$out/ncu18.txt"
+  else
+    echo "ncu not found (Nsight Compute): profile skipped" | tee "$out/ncu18.txt"
   fi
 fi
 
 if step table; then
   banner "side by side"
-  python - "$out/ours.json" "$out/seed.txt" "$out/ygch.txt" <<'PY' 2>&1 | tee "$out/table.txt"
+  python - "$out/ours.json" "$out/seed.txt" "$out/ygch.txt" "$out/ncu18.txt" "$out/side_by_side.json" <<'PY' 2>&1 | tee "$out/table.txt"
 import json, re, sys
 from pathlib import Path
 
-ours_path, seed_path, ygch_path = map(Path, sys.argv[1:4])
+ours_path, seed_path, ygch_path, ncu_path, json_path = map(Path, sys.argv[1:6])
 ours = {r["n"]: r for r in json.loads(ours_path.read_text())} if ours_path.exists() else {}
 seed = {}
 if seed_path.exists():
@@ -142,6 +162,15 @@ for n in sorted(set(ours) | set(seed) | set(ygch)):
           f"{rate(nodes, ours_s):>12} {rate(nodes, seed_s):>12} {agree}")
 print("nodes/s = queens placed by the plain unreduced search (fixed per n) / wall seconds;"
       " the seed's clock has 0.01 s resolution.")
+rows = [{"n": n, "gpuqueens_s": ours[n]["warm_s"] if n in ours else None,
+         "seed_s": seed[n][2] if n in seed else None, "ygch_s": ygch[n][1] if n in ygch else None}
+        for n in sorted(set(ours) | set(seed) | set(ygch))]
+json_path.write_text(json.dumps(rows, indent=1))
+if ncu_path.exists():
+    text = ncu_path.read_text()
+    for name in ("Achieved Occupancy", "Avg. Active Threads Per Warp", "Registers Per Thread", "Duration"):
+        if m := re.search(re.escape(name) + r"\s+\S*\s+([\d.,]+)", text):
+            print(f"ncu n=18 nqueens_count: {name} = {m.group(1)}")
 PY
 fi
 

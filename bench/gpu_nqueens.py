@@ -79,7 +79,7 @@ def plain_prefixes(n: int, mark: int) -> tuple[Prefixes, int]:
     """Every placement of rows 0..mark-1 with no pruning rule, and the nodes above the mark.
 
     The prefixes carry corner=1 and b1=0, which the kernel searches with no rule at all
-    (8 per leaf in total, 1 per leaf in unique). The second value counts the queens placed
+    (every leaf weighs 24). The second value counts the queens placed
     in rows 0..mark-1 (the nodes the GPU does not see).
     """
     full = (1 << n) - 1
@@ -110,7 +110,8 @@ def plain_nodes_gpu(n: int) -> int:
 
     mark = min(n - 1, 5)
     prefixes, above = plain_prefixes(n, mark)
-    _, solutions, below = sum_prefixes_gpu(prefixes, count_nodes=True)  # total is 8 per leaf
+    weight, below = sum_prefixes_gpu(prefixes, count_nodes=True)
+    solutions = weight // 24  # every leaf weighs 24 in the plain search
     if n < len(TOTAL) and solutions != TOTAL[n]:
         raise AssertionError(f"plain search found {solutions} solutions for n={n}, not {TOTAL[n]}")
     return above + below
@@ -132,9 +133,12 @@ def count_once(n: int, mark: int, path: str) -> tuple[int, int, int | None]:
         result = nqueens(n, backend="gpu", progress=False)
         return result.total, result.unique, None
     from gpuqueens.problems.nqueens.gpu import count_prefixes_gpu
+    from gpuqueens.problems.nqueens.plan import SYMMETRIC_UNIT, combine
+    from gpuqueens.problems.nqueens.symmetric import count_symmetric
 
     prefixes = enumerate_prefixes(n, mark)
-    total, unique = count_prefixes_gpu(prefixes)
+    weight = count_prefixes_gpu(prefixes)
+    total, unique = combine({"u0": (weight, 0, 0), SYMMETRIC_UNIT: (0, *count_symmetric(n))})
     return total, unique, len(prefixes)
 
 

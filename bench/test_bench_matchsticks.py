@@ -2,7 +2,7 @@
 
 import pytest
 
-from gpuqueens.problems.matchsticks.squares import table_rows
+from gpuqueens.problems.matchsticks.sweep import table_rows_by_sweep as table_rows
 from gpuqueens.problems.matchsticks.transfer import count_by_removed
 
 
@@ -25,3 +25,13 @@ def test_table_6x6_single_rows(benchmark, s):
     """Problem 3 on 6×6, one S at a time (the rows with few solutions are quick)."""
     rows = benchmark.pedantic(table_rows, args=(6, 6, [s]), rounds=1, iterations=1)
     assert rows[0][1] is not None
+
+
+@pytest.mark.parametrize("m", [5, 6])
+def test_public_table(benchmark, m):
+    """Problem 3 through the public call (the centre join): S = 0..14; 6×6 in seconds."""
+    import gpuqueens
+
+    table = benchmark.pedantic(gpuqueens.matchstick_table, args=(m, m), kwargs={"backend": "cpu"},
+                               rounds=3, iterations=1)
+    assert len(table) == 15

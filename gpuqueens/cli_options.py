@@ -10,18 +10,23 @@ import argparse
 
 from .backends import BACKENDS
 
-__all__ = ["add_run_options", "add_workers_option"]
+__all__ = ["add_run_options", "add_recheck_option"]
 
 
 def add_run_options(parser: argparse.ArgumentParser, *, long_runs: bool = True) -> None:
-    """The backend, and for long runs progress and checkpoint."""
+    """The backend, and for long runs (work units through the runner) progress, checkpoint
+    and workers."""
     parser.add_argument("--backend", choices=BACKENDS, default=None,
                         help="where to run (default: $GPUQUEENS_BACKEND, else auto: GPU if usable)")
     if long_runs:
         parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                            help="show a progress bar (default: when stderr is a terminal)")
+                            help="show a progress bar (needs tqdm; default: when stderr is a "
+                                 "terminal)")
         parser.add_argument("--checkpoint", metavar="PATH", default=None,
                             help="SQLite file recording finished work units; rerun to resume")
+        parser.add_argument("--workers", type=_positive_int, default=None, metavar="K",
+                            help="processes that solve work units: 1 = this one only "
+                                 "(default: every GPU, or every core, for long runs)")
 
 
 def _positive_int(text: str) -> int:
@@ -34,8 +39,10 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def add_workers_option(parser: argparse.ArgumentParser) -> None:
-    """``--workers K``: how many processes solve the work units (``workers=`` of the API)."""
-    parser.add_argument("--workers", type=_positive_int, default=None, metavar="K",
-                        help="processes that solve work units: 1 = this one only (default: every "
-                             "GPU, or every core, for long counts)")
+def add_recheck_option(parser: argparse.ArgumentParser) -> None:
+    """``--recheck K``: for subcommands whose call takes ``recheck=`` (with ``--checkpoint``)."""
+    parser.add_argument("--recheck", type=int, default=1, metavar="K",
+                        help="with --checkpoint: solve K work units again, at random, and "
+                             "refuse the checkpoint if one differs: K stored ones when "
+                             "resuming, K of this run's at the end (default 1, about one "
+                             "unit's time each; 0: off)")

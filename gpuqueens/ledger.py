@@ -18,10 +18,15 @@ database runs in WAL mode with ``synchronous=NORMAL``: a commit survives the dea
 process; after a power cut the last few commits may be gone, but the file stays consistent,
 and the units they held are simply solved again.
 
-Opening a ledger checks, before any result is trusted, that the file is a gpuqueens ledger,
-that it belongs to this run (job, unit list, versions) and that it is not damaged (SQLite's
+Opening a ledger checks, before any result is trusted, that the path can hold one (see
+:mod:`gpuqueens.checkpoint_file`: no FIFO, device or missing directory; a read-only ledger
+only when no unit is left to do), that the file is a gpuqueens ledger, that it belongs to
+this run (job, unit list, versions) and that it is not damaged (SQLite's
 ``integrity_check`` and every row's checksum). Any failure raises :class:`CheckpointError`;
-nothing is silently repaired or overwritten.
+nothing is silently repaired or overwritten. The checksums catch accidents only: the
+runner also solves a few stored units again (:func:`gpuqueens.runner.run_units`'s
+``recheck``) and, when one differs, marks the ledger with :meth:`Ledger.refuse` so that no
+later run trusts it.
 
 >>> import os, tempfile
 >>> from gpuqueens.runner import WorkUnit
@@ -38,7 +43,7 @@ nothing is silently repaired or overwritten.
 >>> Ledger.open(path, {"problem": "other"}, units)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-gpuqueens.ledger.CheckpointError: checkpoint ... belongs to a different run: problem: ...
+gpuqueens.checkpoint_file.CheckpointError: checkpoint ... belongs to a different run: problem: ...
 """
 
 from __future__ import annotations
@@ -49,11 +54,13 @@ import numbers
 import os
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 from . import _version
+from .checkpoint_file import CheckpointError, CheckpointFile, check_checkpoint_path
 
 __all__ = [
+    "check_checkpoint_path",
     "stored_job",
     "FORMAT_VERSION",
     "CheckpointError",
@@ -68,11 +75,9 @@ FORMAT_VERSION = 2  # 2: stages
 # SQLite's header field for "which application owns this file" ("GPQL" in ASCII): lets a
 # ledger be recognised even before its tables are read.
 _APPLICATION_ID = 0x4750514C
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-
-
-class CheckpointError(ValueError):
-    """A checkpoint file cannot be used: not a ledger, another run's ledger, damaged, busy."""
+# SQLite's free "user version" header field: set to this when a re-check found a stored
+# result that differs from a fresh solve of its unit, so that no later run trusts the file.
+_FAILED_RECHECK = 1
 
 
 class _UnitLike(Protocol):
@@ -158,7 +163,7 @@ def _parse_result(text: str) -> tuple[int, ...] | None:
     """Parse a stored result; ``None`` when it is not a JSON list of integers."""
     try:
         values = json.loads(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):  # RecursionError: hostile nesting
         return None
     if not isinstance(values, list) or not all(
         isinstance(v, int) and not isinstance(v, bool) for v in values
@@ -198,47 +203,22 @@ def _stage_digest(job_json: str, stage: str, units_digest_: str) -> str:
     return hashlib.sha256(f"{job_json}\n{stage}\n{units_digest_}".encode()).hexdigest()
 
 
-class _FileLock:
-    """An exclusive advisory lock (``flock``) on the ledger file, held while it is open.
+class Ledger:
+    """An open checkpoint: the finished units of one run. Use :meth:`open` to get one.
 
-    Two runs writing the same ledger would solve the same units twice; the second is
-    refused at once instead. Where ``flock`` does not exist (Windows) there is no lock.
+    ``writable`` is False for a read-only checkpoint that already holds every result of the
+    stage (it can be read, not written).
     """
 
-    def __init__(self, path: str) -> None:
-        self._fd: int | None = None
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - Windows
-            return
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            os.close(fd)
-            raise CheckpointError(
-                f"checkpoint {path} is in use by another process (only one run may write "
-                "a ledger at a time)"
-            ) from exc
-        self._fd = fd
-
-    def release(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)  # closing the descriptor releases the flock
-            self._fd = None
-
-
-class Ledger:
-    """An open checkpoint: the finished units of one run. Use :meth:`open` to get one."""
-
     def __init__(
-        self, path: str, connection: sqlite3.Connection, lock: _FileLock, stage: str,
+        self, file: CheckpointFile, connection: sqlite3.Connection, stage: str,
         stage_digest: str, unit_keys: frozenset[str], results: dict[str, tuple[int, ...]],
     ) -> None:
-        self.path = path
+        self.path = file.path
         self.stage = stage
+        self.writable = file.read_only is None
+        self._file = file
         self._db = connection
-        self._lock = lock
         self._stage_digest = stage_digest
         self._unit_keys = unit_keys
         self._results = results
@@ -255,9 +235,12 @@ class Ledger:
 
         A missing file, an empty file, or an SQLite database without any table (a process
         killed while creating one) becomes a new ledger. An existing ledger is checked and
-        the stage's results loaded; :class:`CheckpointError` says why one cannot be used.
+        the stage's results loaded. :class:`CheckpointError` says why one cannot be used: a
+        path that cannot be a ledger file (see :func:`check_checkpoint_path`), another run's
+        or a damaged ledger, one in use by another run, one that failed a re-check, or one
+        that cannot be written (a read-only file or directory) while units are still to do.
+        Nothing is solved before these checks, so no work is lost to them.
         """
-        path = os.fspath(path)
         if not isinstance(stage, str):
             raise TypeError(f"a stage name must be a string, not {stage!r}")
         job_json = canonical_json(dict(job))
@@ -265,41 +248,35 @@ class Ledger:
         unit_keys = frozenset(unit.key for unit in units)
         stage_digest = _stage_digest(job_json, stage, digest)
 
-        if os.path.isdir(path):
-            raise CheckpointError(f"checkpoint {path} is a directory, not a ledger file")
-        if os.path.exists(path) and os.path.getsize(path) > 0:
-            with open(path, "rb") as fh:
-                if fh.read(len(_SQLITE_MAGIC)) != _SQLITE_MAGIC:
-                    raise CheckpointError(
-                        f"checkpoint {path} is not a gpuqueens ledger (not an SQLite "
-                        "database); refusing to overwrite it"
-                    )
-        else:
-            open(path, "ab").close()  # so that the lock has a file to hold
-
-        lock = _FileLock(path)
+        file = CheckpointFile.open(path)
+        path = file.path
+        db = None
         try:
-            db = sqlite3.connect(path, isolation_level=None)
-        except sqlite3.Error as exc:
-            lock.release()
-            raise CheckpointError(f"checkpoint {path} cannot be opened: {exc}") from exc
-        try:
+            if file.read_only is not None and file.is_empty():
+                raise CheckpointError(f"checkpoint {path} cannot be written: {file.read_only}, "
+                                      "and it holds no results yet")
+            db = file.connect()
             results = _initialise_or_verify(
-                db, path, job_json, stage, len(units), digest, stage_digest, unit_keys
+                db, path, job_json, stage, len(units), digest, stage_digest, unit_keys,
+                writable=file.read_only is None,
             )
-        except sqlite3.OperationalError as exc:  # read-only, locked, I/O error: not damage
-            db.close()
-            lock.release()
-            raise CheckpointError(f"checkpoint {path} cannot be used: {exc}") from exc
-        except sqlite3.DatabaseError as exc:  # "malformed", "not a database": damage
-            db.close()
-            lock.release()
-            raise CheckpointError(f"checkpoint {path} is damaged, not trusted: {exc}") from exc
-        except BaseException:
-            db.close()
-            lock.release()
+            missing = len(unit_keys - results.keys())
+            if file.read_only is not None and missing:
+                raise CheckpointError(
+                    f"checkpoint {path} cannot be written: {file.read_only}, and {missing} of "
+                    f"{len(unit_keys)} work units are still to do. Make it writable (the file "
+                    "and its directory), or copy it to a writable place, and run again."
+                )
+        except BaseException as exc:
+            if db is not None:
+                db.close()
+            file.close()
+            if isinstance(exc, sqlite3.OperationalError):  # read-only, locked, I/O: not damage
+                raise CheckpointError(f"checkpoint {path} cannot be used: {exc}") from exc
+            if isinstance(exc, sqlite3.DatabaseError):  # "malformed", "not a database": damage
+                raise CheckpointError(f"checkpoint {path} is damaged, not trusted: {exc}") from exc
             raise
-        return cls(path, db, lock, stage, stage_digest, unit_keys, results)
+        return cls(file, db, stage, stage_digest, unit_keys, results)
 
     # -- use -----------------------------------------------------------------------------
 
@@ -308,11 +285,17 @@ class Ledger:
         return dict(self._results)
 
     def record(self, key: str, result: Sequence[int]) -> None:
-        """Store one finished unit, committed before returning. A key is stored once only."""
+        """Store one finished unit, committed before returning. A key is stored once only.
+
+        A write that fails (a full disk, an I/O error) is a :class:`CheckpointError`; the
+        units recorded before it stay in the ledger.
+        """
         if key not in self._unit_keys:
             raise KeyError(f"{key!r} is not a work unit of this run")
         if key in self._results:
             raise RuntimeError(f"work unit {key!r} was recorded twice")
+        if not self.writable:
+            raise CheckpointError(f"checkpoint {self.path} is read-only: {key!r} cannot be recorded")
         text = _result_json(result)
         try:
             self._db.execute(
@@ -321,14 +304,35 @@ class Ledger:
             )
         except sqlite3.IntegrityError as exc:  # another writer got past the lock
             raise RuntimeError(f"work unit {key!r} is already in {self.path}") from exc
+        except sqlite3.Error as exc:
+            raise CheckpointError(
+                f"checkpoint {self.path}: work unit {key!r} could not be recorded ({exc}); the "
+                "units recorded before it are kept: fix the cause and run again to resume"
+            ) from exc
         self._results[key] = tuple(int(value) for value in result)
+
+    def refuse(self, reason: str) -> NoReturn:
+        """Mark the ledger as failed (when it can be written) and raise :class:`CheckpointError`.
+
+        For a stored result that a re-check contradicts: every later opening of the file is
+        refused too, since any of its results may be wrong.
+        """
+        if self.writable:
+            try:
+                self._db.execute(f"PRAGMA user_version={_FAILED_RECHECK}")
+            except sqlite3.Error:
+                pass  # the refusal below still stands
+        raise CheckpointError(
+            f"checkpoint {self.path} failed its re-check: {reason}. None of its results is "
+            "trusted (edited, or computed by a faulty device); delete it to start over."
+        )
 
     def close(self) -> None:
         """Close the database (folding the WAL back into the file) and release the lock."""
         if self._db is not None:
             self._db.close()
             self._db = None  # type: ignore[assignment]
-            self._lock.release()
+            self._file.close()
 
     def __enter__(self) -> Ledger:
         return self
@@ -342,37 +346,52 @@ class Ledger:
                 "units done)")
 
 
-def _initialise_or_verify(
-    db: sqlite3.Connection, path: str, job_json: str, stage: str, unit_count: int,
-    digest: str, stage_digest: str, unit_keys: frozenset[str],
-) -> dict[str, tuple[int, ...]]:
-    # One exclusive transaction decides "new or existing" and, if new, writes the tables,
-    # the header and the stage together: a file never holds tables without a header.
+def _create(db: sqlite3.Connection, job_json: str, stage: str, unit_count: int, digest: str) -> bool:
+    """Write a new ledger's tables, header and first stage if the file has no table yet.
+
+    One exclusive transaction decides "new or existing" and writes them together: a file
+    never holds tables without a header. Returns whether the ledger was created.
+    """
     db.execute("BEGIN EXCLUSIVE")
     try:
-        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if not tables:
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    db.execute(statement)
-            db.execute(f"PRAGMA application_id={_APPLICATION_ID}")
-            db.execute("INSERT INTO header VALUES (?, ?, ?)",
-                       (FORMAT_VERSION, _gpuqueens_version(), job_json))
-            db.execute("INSERT INTO stages VALUES (?, ?, ?)", (stage, unit_count, digest))
+        if db.execute("SELECT count(*) FROM sqlite_master WHERE type='table'").fetchone()[0]:
             db.execute("COMMIT")
-            _use_wal(db)
-            return {}
+            return False
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                db.execute(statement)
+        db.execute(f"PRAGMA application_id={_APPLICATION_ID}")
+        db.execute("INSERT INTO header VALUES (?, ?, ?)",
+                   (FORMAT_VERSION, _gpuqueens_version(), job_json))
+        db.execute("INSERT INTO stages VALUES (?, ?, ?)", (stage, unit_count, digest))
         db.execute("COMMIT")
+        return True
     except BaseException:
         if db.in_transaction:
             db.execute("ROLLBACK")
         raise
 
+
+def _initialise_or_verify(
+    db: sqlite3.Connection, path: str, job_json: str, stage: str, unit_count: int,
+    digest: str, stage_digest: str, unit_keys: frozenset[str], *, writable: bool = True,
+) -> dict[str, tuple[int, ...]]:
+    if writable and _create(db, job_json, stage, unit_count, digest):
+        _use_wal(db)
+        return {}
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if not tables:  # only when read-only: a writable file without tables was created above
+        raise CheckpointError(f"checkpoint {path} cannot be written, and it holds no ledger yet")
     application_id = db.execute("PRAGMA application_id").fetchone()[0]
     if application_id != _APPLICATION_ID or "header" not in tables:
         raise CheckpointError(
             f"checkpoint {path} is not a gpuqueens ledger (an SQLite database of something "
             "else); refusing to touch it"
+        )
+    if db.execute("PRAGMA user_version").fetchone()[0] == _FAILED_RECHECK:
+        raise CheckpointError(
+            f"checkpoint {path} failed a re-check earlier (a stored result differed from a "
+            "fresh solve of its unit), so none of its results is trusted; delete it to start over"
         )
     problems = [row[0] for row in db.execute("PRAGMA integrity_check")]
     if problems != ["ok"]:
@@ -393,7 +412,7 @@ def _initialise_or_verify(
     }
     if stage in stored_stages:
         _check_same_units(path, stage, stored_stages[stage], unit_count, digest)
-    else:  # a later stage of this run starts: register its unit list
+    elif writable:  # a later stage of this run starts: register its unit list
         db.execute("INSERT INTO stages VALUES (?, ?, ?)", (stage, unit_count, digest))
         stored_stages[stage] = (unit_count, digest)
 
@@ -414,7 +433,8 @@ def _initialise_or_verify(
             )
         if row_stage == stage:
             results[key] = result
-    _use_wal(db)
+    if writable:
+        _use_wal(db)
     return results
 
 
@@ -438,21 +458,27 @@ def _check_format(db: sqlite3.Connection, path: str, tables: set[str]) -> None:
 def stored_job(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     """The job recorded in an existing ledger, or ``None`` if there is no readable one.
 
-    Read-only and forgiving: it only lets a caller rebuild the plan a checkpoint was
-    started with; :meth:`Ledger.open` still does every check.
+    Forgiving, and it never writes: it only lets a caller rebuild the plan a checkpoint
+    was started with; :meth:`Ledger.open` still does every check. The file is opened as
+    :meth:`Ledger.open` opens it (never waiting on a FIFO, never leaving files behind).
     """
-    path = os.fspath(path)
-    if not os.path.isfile(path):
+    try:
+        file = CheckpointFile.open(path, create=False)
+    except (CheckpointError, TypeError):
         return None
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        if file.is_empty():
+            return None
+        db = file.connect()
         try:
             row = db.execute("SELECT job FROM header").fetchone()
         finally:
             db.close()
         job = json.loads(row[0]) if row else None
-    except (sqlite3.Error, ValueError, TypeError):
+    except (CheckpointError, sqlite3.Error, ValueError, TypeError, RecursionError):
         return None
+    finally:
+        file.close()
     return job if isinstance(job, dict) else None
 
 
@@ -483,7 +509,7 @@ def _check_same_run(path: str, header: tuple[Any, ...], job_json: str) -> None:
         )
     try:
         stored_job = json.loads(stored_job_json)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         stored_job = None
     if not isinstance(stored_job, dict):
         raise CheckpointError(f"checkpoint {path} is damaged, not trusted: unreadable job")

@@ -15,10 +15,17 @@ while the exact count of finished units is shown beside the bar.
 
 from __future__ import annotations
 
+import importlib.util
 import sys
+import warnings
 from typing import Any
 
-__all__ = ["Progress", "progress_enabled"]
+__all__ = ["Progress", "progress_enabled", "check_progress", "TQDM_HINT"]
+
+#: How to get the progress bar, said once when one is asked for and tqdm is missing.
+TQDM_HINT = 'pip install "gpuqueens[progress]"'
+
+_warned_no_tqdm = False
 
 
 def _in_notebook() -> bool:
@@ -33,16 +40,48 @@ def _in_notebook() -> bool:
     return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
 
 
+def _tqdm_installed() -> bool:
+    if "tqdm" in sys.modules:  # imported already, or blocked (None) by a test
+        return sys.modules["tqdm"] is not None
+    return importlib.util.find_spec("tqdm") is not None
+
+
+def check_progress(progress: object) -> bool | None:
+    """Refuse a ``progress=`` that is not ``True``, ``False`` or ``None``; return it.
+
+    A string such as ``"no"`` is truthy, so accepting any value would draw a bar the caller
+    meant to switch off.
+
+    >>> check_progress(None), check_progress(False)
+    (None, False)
+    >>> check_progress("no")
+    Traceback (most recent call last):
+    ...
+    TypeError: progress must be True, False or None, not str ('no')
+    """
+    if progress is not None and not isinstance(progress, bool):
+        raise TypeError(f"progress must be True, False or None, not {type(progress).__name__} "
+                        f"({progress!r})")
+    return progress
+
+
 def progress_enabled(progress: bool | None) -> bool:
     """Resolve the ``progress=`` argument: ``None`` means "when a person is watching".
 
-    That is, when stderr is a terminal or the code runs in a notebook.
+    That is, when stderr is a terminal or the code runs in a notebook. The argument is
+    checked first (:func:`check_progress`); ``True`` without tqdm installed warns once, per
+    process, how to install it (the run goes on without a bar).
 
-    >>> progress_enabled(False), progress_enabled(True)
-    (False, True)
+    >>> progress_enabled(False)
+    False
     """
-    if progress is not None:
-        return bool(progress)
+    global _warned_no_tqdm
+    if check_progress(progress) is not None:
+        if progress and not _tqdm_installed() and not _warned_no_tqdm:
+            _warned_no_tqdm = True
+            warnings.warn(f"no progress bar: it needs tqdm, which is not installed ({TQDM_HINT})",
+                          UserWarning, stacklevel=2)
+        return progress
     try:
         is_tty = sys.stderr is not None and sys.stderr.isatty()
     except (AttributeError, ValueError):  # replaced or closed stderr

@@ -24,14 +24,17 @@ import concurrent.futures
 import math
 import numbers
 import os
+import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ._checks import check_int
 from .ledger import CheckpointError, Ledger, canonical_json
-from .progress import Progress, progress_enabled
+from .progress import Progress, check_progress, progress_enabled
 
-__all__ = ["WorkUnit", "run_units", "check_result", "CheckpointError"]
+__all__ = ["WorkUnit", "run_units", "check_result", "check_run_options", "check_executor",
+           "executor_workers", "CheckpointError"]
 
 
 @dataclass(frozen=True)
@@ -100,8 +103,46 @@ def _check_units(units: Sequence[WorkUnit]) -> list[WorkUnit]:
     return checked
 
 
-def _worker_count(executor: concurrent.futures.Executor) -> int:
-    """How many units the executor can solve at once, as well as can be told."""
+def check_executor(executor: object) -> None:
+    """Refuse an ``executor=`` that is neither ``None`` nor an object with a ``submit`` method.
+
+    >>> check_executor(None)
+    >>> check_executor("pool")
+    Traceback (most recent call last):
+    ...
+    TypeError: executor must be a concurrent.futures.Executor (an object with a submit method) or None, not str ('pool')
+    """
+    if isinstance(executor, type):
+        raise TypeError(f"executor must be an executor object, such as {executor.__name__}(4), "
+                        f"not the class {executor.__name__}")
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise TypeError("executor must be a concurrent.futures.Executor (an object with a submit "
+                        f"method) or None, not {type(executor).__name__} ({executor!r})")
+
+
+def check_run_options(*, executor: object = None, progress: object = None,
+                      recheck: object = 1) -> int:
+    """Check the options every counting call passes on to :func:`run_units`; return ``recheck``.
+
+    A problem's public call runs this first, so that a bad option is refused before any
+    work (planning included), not when the first unit is handed out.
+
+    >>> check_run_options(executor=None, progress=True, recheck=2)
+    2
+    >>> check_run_options(recheck=-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: recheck must be at least 0, got -1
+    """
+    check_executor(executor)
+    check_progress(progress)
+    return check_int("recheck", recheck, low=0)
+
+
+def executor_workers(executor: concurrent.futures.Executor | None) -> int:
+    """How many units the executor can solve at once, as well as can be told (1 for None)."""
+    if executor is None:
+        return 1
     workers = getattr(executor, "_max_workers", None)  # ThreadPool/ProcessPoolExecutor
     if isinstance(workers, int) and workers > 0:
         return workers
@@ -117,8 +158,42 @@ def _worker_count(executor: concurrent.futures.Executor) -> int:
 
 
 def _add_note(exc: BaseException, key: str) -> None:
+    note = f"(raised while solving work unit {key!r})"
     if hasattr(exc, "add_note"):  # Python 3.11+
-        exc.add_note(f"(raised while solving work unit {key!r})")
+        exc.add_note(note)
+    else:  # Python 3.10: kept where 3.11 keeps notes, for whoever reads them
+        try:
+            exc.__notes__ = [*getattr(exc, "__notes__", []), note]  # type: ignore[attr-defined]
+        except (AttributeError, TypeError):  # an exception type that takes no attributes
+            pass
+
+
+class _ResultWidth:
+    """Every unit of a run gives as many numbers (the counts that the units add up).
+
+    Checked on every result, stored or new, so that a ledger row edited to another length
+    (its checksum recomputed) is refused instead of breaking the caller's sums.
+    """
+
+    def __init__(self, checkpoint: str | None) -> None:
+        self.checkpoint = checkpoint
+        self.width: int | None = None
+        self.first_key = ""
+        self.from_ledger = False
+
+    def check(self, key: str, result: tuple[int, ...], *, stored: bool) -> None:
+        if self.width is None:
+            self.width, self.first_key, self.from_ledger = len(result), key, stored
+        elif len(result) != self.width:
+            size = f"{len(result)} number{'' if len(result) == 1 else 's'}"
+            if stored or self.from_ledger:
+                what = "holds" if stored else "gives, solved now,"
+                raise CheckpointError(
+                    f"checkpoint {self.checkpoint} is not trusted: work unit {key!r} {what} "
+                    f"{size}, but unit {self.first_key!r} holds {self.width}"
+                )
+            raise TypeError(f"work unit {key!r}: the solver returned {size}, but unit "
+                            f"{self.first_key!r} gave {self.width}; every unit must give as many")
 
 
 def run_units(
@@ -132,70 +207,134 @@ def run_units(
     progress: bool | None = None,
     description: str = "",
     max_in_flight: int | None = None,
+    recheck: int = 1,
 ) -> dict[str, tuple[int, ...]]:
     """Solve every unit with ``solve(unit.payload)`` and return ``{unit.key: result}``.
 
     * ``job``: the identity of the whole run (problem, parameters, plan), JSON-serialisable;
       stored in the checkpoint so that a checkpoint is never resumed by another run.
-    * ``executor``: any :class:`concurrent.futures.Executor`; ``None`` solves the units here,
-      one at a time. At most ``max_in_flight`` units (default: twice the executor's
-      workers) are submitted at once, so a huge unit list does not flood the scheduler.
-      ``solve`` and the payloads must be picklable for process pools and Dask.
+    * ``executor``: any :class:`concurrent.futures.Executor` (an object with ``submit``);
+      ``None`` solves the units here, one at a time. At most ``max_in_flight`` units
+      (default: twice the executor's workers) are submitted at once, so a huge unit list
+      does not flood the scheduler. ``solve`` and the payloads must be picklable for
+      process pools and Dask.
     * ``checkpoint``: path of an SQLite ledger; units already in it are not solved again,
-      and each new result is committed as soon as it arrives.
+      and each new result is committed as soon as it arrives. A path that cannot be a
+      ledger, another run's ledger, a damaged one, or a read-only one with units still to
+      do is refused (:class:`CheckpointError`) before any unit is solved.
     * ``stage``: for a run made of several rounds of units, each round depending on the
       results of the earlier ones: the name of this round. All rounds of a run keep their
       results in the one checkpoint file, each round's unit list checked on its own.
     * ``progress``: ``True``/``False``, or ``None`` for "when stderr is a terminal or in a
-      notebook"; needs tqdm, silent without it.
+      notebook"; anything else is a ``TypeError``. Without tqdm there is no bar (``True``
+      then warns once how to install it).
+    * ``recheck``: with a checkpoint, how many units to solve again, chosen at random, and
+      compare: when the run resumes, ``recheck`` of the units found in the checkpoint
+      (solved first, before any new unit when there is no executor), and ``recheck`` of
+      the units this run solves (solved last). If a result differs, the checkpoint is
+      refused (:class:`CheckpointError` naming the unit and both results) and marked so
+      that no later run trusts it. This catches an edited ledger (the row checksums only
+      catch accidents) and, on a long GPU run, a faulty device. The cost, with the
+      default of 1: one unit's time when a run resumes and one when it solves units; on
+      an executor these units run beside the others, so workers do not wait for them.
+      ``0`` turns it off.
 
-    Results are tuples of Python ints (see :func:`check_result`), returned in unit order.
-    If a unit fails, the results that had already arrived are recorded, units not yet
-    started are cancelled, and the unit's exception propagates.
+    Results are tuples of Python ints (see :func:`check_result`), as many for every unit,
+    returned in unit order. If a unit fails, the results that had already arrived are
+    recorded, units not yet started are cancelled, and the unit's exception propagates.
     """
     units = _check_units(units)
     canonical_json(dict(job))  # a job that cannot be stored is refused with or without a checkpoint
+    recheck = check_run_options(executor=executor, progress=progress, recheck=recheck)
+    show_bar = progress_enabled(progress)
     if max_in_flight is not None and (
         isinstance(max_in_flight, bool) or not isinstance(max_in_flight, int) or max_in_flight < 1
     ):
         raise ValueError(f"max_in_flight must be a positive integer, not {max_in_flight!r}")
 
+    def solve_all(batch: list[WorkUnit], record: Callable[[WorkUnit, tuple[int, ...]], None]) -> None:
+        """Solve ``batch`` here or on the executor, handing each result to ``record``."""
+        if executor is None:
+            for unit in batch:
+                try:
+                    result = check_result(unit.key, solve(unit.payload))
+                except BaseException as exc:
+                    _add_note(exc, unit.key)
+                    raise
+                record(unit, result)
+        else:
+            limit = max_in_flight or 2 * executor_workers(executor)
+            _run_on_executor(iter(batch), solve, executor, limit, record)
+
     ledger = Ledger.open(checkpoint, job, units, stage=stage) if checkpoint is not None else None
     try:
         results = ledger.results() if ledger is not None else {}
+        width = _ResultWidth(ledger.path if ledger is not None else None)
+        for key, result in results.items():
+            width.check(key, result, stored=True)
         pending = [unit for unit in units if unit.key not in results]
         already_weight = sum(unit.weight for unit in units if unit.key in results)
+        # The re-check: some units found in the checkpoint, solved again first, and some of
+        # those this run solves, solved again last. On an executor they share the stream of
+        # units, so workers never wait for them to finish.
+        first: list[_SolveAgain] = []
+        last: list[_SolveAgain] = []
+        if ledger is not None:
+            first = _solve_again([unit for unit in units if unit.key in results], recheck)
+            last = _solve_again(pending, recheck)
+        early: dict[str, tuple[int, ...]] = {}  # solved again before the first solve arrived
+
+        def compare(key: str, again: tuple[int, ...]) -> None:
+            if again != results[key]:
+                assert ledger is not None
+                ledger.refuse(f"work unit {key!r} was solved again and gave {again}, but the "
+                              f"checkpoint holds {results[key]}")
+
         with Progress(
             len(units), sum(unit.weight for unit in units),
-            enabled=progress_enabled(progress), description=description,
+            enabled=show_bar, description=description,
             already_units=len(results), already_weight=already_weight,
         ) as bar:
 
             def record(unit: WorkUnit, result: tuple[int, ...]) -> None:
+                if isinstance(unit, _SolveAgain):
+                    if unit.key in results:
+                        compare(unit.key, result)
+                    else:
+                        early[unit.key] = result
+                    return
                 # Dask may run a unit twice (a dead worker's tasks are resubmitted), but
                 # each submission is one future, read once: a key is recorded once.
                 if unit.key in results:
                     raise RuntimeError(f"work unit {unit.key!r} was recorded twice")
+                width.check(unit.key, result, stored=False)
                 if ledger is not None:
                     ledger.record(unit.key, result)
                 results[unit.key] = result
                 bar.advance(unit.weight)
+                if unit.key in early:
+                    compare(unit.key, early.pop(unit.key))
 
-            if executor is None:
-                for unit in pending:
-                    try:
-                        result = check_result(unit.key, solve(unit.payload))
-                    except BaseException as exc:
-                        _add_note(exc, unit.key)
-                        raise
-                    record(unit, result)
-            else:
-                limit = max_in_flight or 2 * _worker_count(executor)
-                _run_on_executor(iter(pending), solve, executor, limit, record)
+            solve_all([*first, *pending, *last], record)
     finally:
         if ledger is not None:
             ledger.close()
     return {unit.key: results[unit.key] for unit in units}
+
+
+@dataclass(frozen=True)
+class _SolveAgain(WorkUnit):
+    """A unit solved a second time for the re-check: its result is compared, not recorded."""
+
+
+def _solve_again(units: list[WorkUnit], count: int) -> list[_SolveAgain]:
+    """``count`` of ``units`` (all if fewer), chosen at random, to be solved again.
+
+    The choice comes from the system's random source, so that a ledger edited to pass a
+    foreseen choice still meets the check.
+    """
+    chosen = random.SystemRandom().sample(units, min(count, len(units)))
+    return [_SolveAgain(unit.key, unit.payload, unit.weight) for unit in chosen]
 
 
 def _run_on_executor(

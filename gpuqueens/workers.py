@@ -42,11 +42,12 @@ from typing import Any
 from .backends import device_name, gpu_report, requested_backend, resolve_backend
 from .estimates import available_memory
 from .fork_safety import check_executor
+from .runner import executor_workers
 from .worker_pool import WorkerPool, WorkerProcessError
 from .worker_setup import WorkerSolve, prepare_process, tune_malloc
 
-__all__ = ["usable_cores", "check_workers", "gpu_runs_here", "choose_backend", "executor_for",
-           "Workers", "WorkerPool", "WorkerSolve", "WorkerProcessError", "tune_malloc"]
+__all__ = ["usable_cores", "check_workers", "gpu_runs_here", "choose_backend",
+           "planned_processes", "executor_for", "Workers", "WorkerPool", "WorkerSolve", "WorkerProcessError", "tune_malloc"]
 
 def usable_cores() -> int:
     """The cores this process may run on: ``os.process_cpu_count()`` (Python 3.13+), else
@@ -157,6 +158,25 @@ def _process_count(backend: str, workers: int | None, *, large: bool, units: int
             if memory:
                 wanted = min(wanted, int(memory // memory_per_worker))
     return max(1, min(wanted, units))  # never more processes than units
+
+
+def planned_processes(backend: str, *, workers: int | None = None,
+                      executor: concurrent.futures.Executor | None = None, large: bool,
+                      units: int, memory_per_worker: float | None = None) -> int:
+    """How many processes :func:`executor_for` will have solve the units (same arguments),
+    told before any is started: what a long-run estimate divides the work by. With an
+    executor, as many units as it can solve at once, as well as can be told.
+
+    >>> planned_processes("cpu", workers=1, large=True, units=16)
+    1
+    >>> planned_processes("cpu", workers=4, large=True, units=3)
+    3
+    """
+    workers = check_workers(workers, executor)
+    if executor is not None:
+        return executor_workers(executor)
+    return _process_count(backend, workers, large=large, units=units,
+                          memory_per_worker=memory_per_worker)
 
 
 @dataclass(frozen=True)

@@ -1,300 +1,479 @@
-// nqueens.cu - count N-Queens solutions below host-enumerated board prefixes.
+// nqueens.cu - weigh the N-Queens subtrees below host-enumerated board prefixes.
 //
 // Specification: docs/nqueens-method.md (bit encoding, the case C / case S pruning rules,
-// the leaf symmetry check and the prefix format). This file follows it exactly; the host
-// search in gpuqueens/problems/nqueens/cpu.py is its NumPy twin and the tests compare the two.
+// the leaf weights and the prefix record). The host search in gpuqueens/problems/nqueens/cpu.py
+// is its NumPy twin and the tests compare the two prefix by prefix.
 //
 // How it works
 // ------------
-// The host places the queens of rows 0..mark-1 ("prefixes"). Each GPU thread takes every
-// (threads)-th prefix and walks the subtree of rows mark..n-1 depth first, without
-// recursion, in a single loop that loads the thread's next prefix when a subtree is done
-// (so no thread waits at an inner loop's exit for the slowest subtree of its warp):
+// The host places the queens of rows 0..mark-1 ("prefixes") and packs each into a 16-byte
+// record (left, down, right, rule word). The grid is persistent: each thread takes the next
+// work item from a global counter (nq_fetch) whenever its subtree is done.
 //
-//   * The attack masks of the current row live in registers. `left` is a 64-bit word that is
-//     never masked, and `right` is kept in the upper half of a 64-bit word, so a shift never
-//     drops a bit and both can be undone exactly when the search backs up a row
-//     (left = (left' >> 1) ^ bit, right = (right' << 1) ^ bit, down = down' ^ bit).
-//   * A small per-thread stack holds, for each row mark..n-2, the candidates still to try
-//     and the queen placed there. The stack is addressed as base[k * stride]: the kernel puts
-//     it in dynamic shared memory with stride = blockDim.x (neighbouring threads use
-//     neighbouring banks), a host program can use a local array with stride 1.
-//   * The placed queens double as the board for the leaf check: the prefix rows come from
-//     the `cols` array, rows mark..n-2 from the stack, the last row from a register.
-//   * The free squares of each row are cut by the rules of the prefix's case (corner queen:
-//     column 1 is barred above row B1; side queen: edge columns barred above row B1, the
-//     edge rule at row B2, the corner squares barred in the last row). In case C every leaf
-//     is the representative of a class of 8. In case S a leaf is compared with its 90, 180
-//     and 270 degree rotations (only those whose top queen is also at column B1) and counted
-//     only when it is the lexicographically smallest, with class size 2, 4 or 8.
+// The search loop (NqSearch::step) tries exactly one candidate per iteration, so that the
+// lanes of a warp stay in step: there is no "back up a row" iteration.
+//   * The current row's state (cand, left, down, right) lives in registers, 32-bit words.
+//     `left` is never masked (bits past column n-1 are off the board and only move further).
+//   * Descending from a row that still has candidates saves that row's whole state (16 bytes,
+//     one shared-memory store) on a per-thread stack; a row with no candidate left is not
+//     saved. When the current row runs out of candidates without descending, the top saved
+//     state is restored (one load), and that row always has a candidate left. The stack's
+//     bottom slot is a sentinel whose row is the last row and whose cand is 0: restoring it
+//     ends the work item. (Masks are not undone bit by bit: a 32-bit undo loses one bit per
+//     row at each end and is wrong after two levels.)
+//   * The row is popc(down): no row counter to save. The case rules for the child row are a
+//     range test on it (case S: rows outside B1..B2 may not use an edge column; case C: rows
+//     below B1 may not use column 1) plus, in case S at row B2, "take the unused edge column".
+//     They prune exactly the branches the rules of the spec prune, give the same leaves, and
+//     a few more nodes (rows after B2 find out one row later that an edge column is missing).
+//   * The last row is descended into (it has at most one candidate); trying it is a leaf.
+//     Leaves and the end of an item take a separate, rarely taken branch. A case-C leaf
+//     weighs 24; a case-S leaf weighs 24/k, k = 1 + the edge queens at corner distance B1
+//     other than the top one (the left queen at (B2, 0), the right one at (B1, n-1), the
+//     bottom one at (n-1, B2)): the queen of each searched row is stored in a per-row array
+//     (one store per iteration) so that a leaf can read rows B1 and B2.
+//   * Shared memory is laid out per warp, [slot][lane] for the saved states and [row][lane]
+//     for the queens, so that the 32 lanes of a warp hit 32 different banks and the offsets
+//     between slots and rows are compile-time constants.
 //
-// Every count is 64-bit. `nqueens_count` adds each block's (total, unique) to
-// block_sums[2 * blockIdx.x + {0, 1}], so several launches can accumulate into the same
-// buffer; `nqueens_count_each` writes one (total, unique) per prefix for tests.
+// Every count is 64-bit. `nqueens_count` adds each block's weight to block_sums[blockIdx.x]
+// (several launches may accumulate into one buffer); `nqueens_count_each` adds one weight per
+// prefix, for tests.
 //
-// Compile-time option: -DNQ_COUNT_NODES also counts the queens placed by the search (one per
-// node of the subtree below each prefix); nqueens_count then keeps 3 words per block
-// (total, unique, nodes). This instrumented build is for benchmarks, not for production.
+// Compile-time option: -DNQ_COUNT_NODES also counts the nodes of the search (the candidates
+// tried in rows mark..n-2, plus the leaves); nqueens_count then keeps 2 words per block
+// (weight, nodes). This instrumented build is for benchmarks only.
 //
-// Plain search: a prefix with corner = 1 and b1 = 0 is searched with no pruning rule at all
-// (case C's rule bars column 1 only in rows < B1), and every leaf adds 8 to total and 1 to
-// unique. The benchmark uses this to count the nodes of the unreduced backtracking search.
+// Plain search: a prefix with corner = 1 and b1 = 0 is searched with no pruning rule at all,
+// every leaf weighing 24. The benchmark uses this to count the nodes of the unreduced search.
 //
-// Supports 4 <= n <= 32 and 2 <= mark <= n - 1 (the host answers smaller n itself).
+// Supports 4 <= n <= 32, 2 <= mark and mark + split <= n - 1 (the host answers smaller n).
 
 typedef unsigned int nq_u32;
 typedef unsigned long long nq_u64;
 
 #define NQ_MAX_N 32
+// Words of one prefix record: left, down, right, rule.
+#define NQ_RECORD_WORDS 4
+// Rule word: bits 0-7 B1, bit 8 corner (case C), bits 9-10 the edge queens at corner
+// distance B1 among the prefix rows, other than the top one (case S).
+#define NQ_RULE_CORNER (1u << 8)
+#define NQ_RULE_KNOWN_SHIFT 9
 
-struct NqCounts {
-    nq_u64 total;   // solutions, every member of every class
-    nq_u64 unique;  // symmetry classes
-#ifdef NQ_COUNT_NODES
-    nq_u64 nodes;   // queens placed in rows mark..n-1
-#endif
-};
+// Leaf weights 24/k for k = 1..4, one byte each.
+#define NQ_LEAF_WEIGHTS ((24u) | (12u << 8) | (8u << 16) | (6u << 24))
 
-__host__ __device__ inline int nq_bit_index(nq_u32 bit) {
+__host__ __device__ inline nq_u64 nq_leaf_weight(int k) {
+    return (NQ_LEAF_WEIGHTS >> (8 * (k - 1))) & 0xffu;
+}
+
+__host__ __device__ inline int nq_popc(nq_u32 x) {
 #ifdef __CUDA_ARCH__
-    return __ffs(bit) - 1;
+    return __popc(x);
 #else
-    return __builtin_ctz(bit);
+    return __builtin_popcount(x);
 #endif
 }
 
-// The placed queens of one leaf, row by row: prefix rows from `cols`, the thread's own rows
-// from the stack and the last row from a register.
-struct NqBoard {
-    int n;
-    int mark;
-    const unsigned char* prefix_cols;  // columns of rows 0..mark-1
-    const nq_u32* placed;              // placed bit of row mark + k at placed[k * step]
-    int step;
-    nq_u32 last_bit;                   // queen of row n-1
-
-    __host__ __device__ int col(int row) const {
-        if (row < mark) return prefix_cols[row];
-        if (row == n - 1) return nq_bit_index(last_bit);
-        return nq_bit_index(placed[(row - mark) * step]);
-    }
-
-    // Row of the queen in column `c` (every column holds exactly one queen at a leaf).
-    __host__ __device__ int row_of(int c) const {
-        for (int row = 0; row < n - 1; ++row) {
-            if (col(row) == c) return row;
-        }
-        return n - 1;
-    }
-};
-
-enum NqOrder { NQ_BOARD_SMALLER, NQ_EQUAL, NQ_ROTATION_SMALLER };
-
-// Compare the leaf with its rotation by `quarter_turns` (1, 2 or 3) lexicographically,
-// row 0 first, where R90[i] = n-1-inv[i], R180[i] = n-1-pos[n-1-i], R270[i] = inv[n-1-i].
-__host__ __device__ inline NqOrder nq_compare_rotation(const NqBoard& board, int quarter_turns) {
-    const int n = board.n;
-    for (int i = 0; i < n; ++i) {
-        int rotated;
-        if (quarter_turns == 1) {
-            rotated = n - 1 - board.row_of(i);
-        } else if (quarter_turns == 2) {
-            rotated = n - 1 - board.col(n - 1 - i);
-        } else {
-            rotated = board.row_of(n - 1 - i);
-        }
-        const int own = board.col(i);
-        if (own != rotated) return own < rotated ? NQ_BOARD_SMALLER : NQ_ROTATION_SMALLER;
-    }
-    return NQ_EQUAL;
+// Shared-memory layout of one thread's search: saved row states of 4 words (slot 0: the
+// sentinel), then the queen of each row base..n-2, one word each (nq_thread_memory).
+// Saved-state slots a search from row `base` needs: one per row base..n-2, plus the sentinel.
+__host__ __device__ inline int nq_slots(int n, int base) {
+    return n - base;
 }
 
-// Case S leaf: 0 if a rotation is smaller (not the representative), else the class size.
-// The pre-tests skip rotations whose row 0 is not B1: those are larger at row 0.
-__host__ __device__ inline int nq_side_class_size(const NqBoard& board, int b1) {
-    const int n = board.n;
-    const int b2 = n - 1 - b1;
-    bool equal_r90 = false;
-    bool equal_r180 = false;
-    if (board.col(b2) == 0) {
-        const NqOrder order = nq_compare_rotation(board, 1);
-        if (order == NQ_ROTATION_SMALLER) return 0;
-        equal_r90 = (order == NQ_EQUAL);
-    }
-    if (board.col(n - 1) == b2) {
-        const NqOrder order = nq_compare_rotation(board, 2);
-        if (order == NQ_ROTATION_SMALLER) return 0;
-        equal_r180 = (order == NQ_EQUAL);
-    }
-    if (board.col(b1) == n - 1) {
-        if (nq_compare_rotation(board, 3) == NQ_ROTATION_SMALLER) return 0;
-    }
-    return equal_r90 ? 2 : (equal_r180 ? 4 : 8);
+// Words of shared memory one thread needs for a search from row `base`.
+__host__ __device__ inline int nq_thread_words(int n, int base) {
+    return 4 * nq_slots(n, base) + (n - 1 - base);
 }
 
-// The pruning rules of one case, applied to the free squares of a row.
-struct NqRules {
-    int n;
-    int b1;
-    int b2;
-    bool corner;
-    nq_u32 edges;      // the two edge columns (case S)
-    nq_u32 last_deny;  // columns closer than B1 to a corner, barred in the last row (case S)
+// Addresses of this thread's memory. Device: 32-bit shared-window byte addresses, so that
+// a slot or a row is one IMAD or an immediate offset away and every access is one
+// LDS/STS; the block's dynamic shared memory is split into one region per warp in which
+// the 32 lanes interleave (32 different banks). Host: plain pointers into the thread's own
+// nq_thread_words(n, base) words.
+#ifdef __CUDA_ARCH__
+typedef nq_u32 nq_addr;
+#define NQ_SLOT_BYTES 512   // 32 lanes x 16 bytes
+#define NQ_ROW_BYTES 128    // 32 lanes x 4 bytes
+#else
+typedef nq_u32* nq_addr;
+#define NQ_SLOT_BYTES 4     // in words on the host
+#define NQ_ROW_BYTES 1
+#endif
 
-    __host__ __device__ NqRules(int n_, int b1_, bool corner_)
-        : n(n_), b1(b1_), b2(n_ - 1 - b1_), corner(corner_) {
-        edges = (nq_u32)((1ull << (n_ - 1)) | 1ull);
-        const nq_u64 low = (1ull << b1_) - 1ull;
-        last_deny = (nq_u32)(low | (low << (n_ - b1_)));
-    }
-
-    // Free squares of `row` after the rules; `down` is the column mask for that row.
-    __host__ __device__ nq_u32 apply(int row, nq_u32 free, nq_u32 down) const {
-        if (corner) {
-            return row < b1 ? (free & ~2u) : free;
-        }
-        if (row < b1) return free & ~edges;
-        if (row == b2) {
-            const nq_u32 used = down & edges;
-            if (used == 0) return 0;
-            return used == edges ? free : (free & edges);
-        }
-        if (row == n - 1) return free & ~last_deny;
-        return free;
-    }
+struct NqMemory {
+    nq_addr slots;   // slot k at slots + k * NQ_SLOT_BYTES (4 words)
+    nq_addr queens;  // the queen of row r (base <= r <= n-2) at queens + (r - base) * NQ_ROW_BYTES
 };
 
-// The prefixes of one launch (device pointers in a kernel, host pointers in the harness).
+__host__ __device__ inline NqMemory nq_thread_memory(nq_u32* memory, int n, int base, int thread) {
+    const int slots = nq_slots(n, base);
+    NqMemory m;
+#ifdef __CUDA_ARCH__
+    const nq_u32 region = (nq_u32)__cvta_generic_to_shared(memory) + (thread >> 5) * 32 * 4 * nq_thread_words(n, base);
+    m.slots = region + (thread & 31) * 16;
+    m.queens = region + slots * NQ_SLOT_BYTES + (thread & 31) * 4;
+#else
+    (void)thread;
+    m.slots = memory;
+    m.queens = memory + 4 * slots;
+#endif
+    return m;
+}
+
+// One word, and four words if `p` (predicated: no branch on the device).
+__host__ __device__ inline void nq_store(nq_addr at, nq_u32 v) {
+#ifdef __CUDA_ARCH__
+    asm volatile("st.shared.u32 [%0], %1;" ::"r"(at), "r"(v) : "memory");
+#else
+    *at = v;
+#endif
+}
+
+__host__ __device__ inline nq_u32 nq_load(nq_addr at) {
+#ifdef __CUDA_ARCH__
+    nq_u32 v;
+    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(at) : "memory");
+    return v;
+#else
+    return *at;
+#endif
+}
+
+__host__ __device__ inline void nq_store4_if(bool p, nq_addr at, nq_u32 a, nq_u32 b, nq_u32 c, nq_u32 d) {
+#ifdef __CUDA_ARCH__
+    asm volatile("{ .reg .pred q; setp.ne.u32 q, %0, 0; @q st.shared.v4.u32 [%1], {%2, %3, %4, %5}; }"
+                 ::"r"((nq_u32)p), "r"(at), "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
+#else
+    if (p) {
+        at[0] = a;
+        at[1] = b;
+        at[2] = c;
+        at[3] = d;
+    }
+#endif
+}
+
+__host__ __device__ inline void nq_load4_if(bool p, nq_addr at, nq_u32& a, nq_u32& b, nq_u32& c, nq_u32& d) {
+#ifdef __CUDA_ARCH__
+    asm("{ .reg .pred q; setp.ne.u32 q, %4, 0; @q ld.shared.v4.u32 {%0, %1, %2, %3}, [%5]; }"
+                 : "+r"(a), "+r"(b), "+r"(c), "+r"(d) : "r"((nq_u32)p), "r"(at) : "memory");
+#else
+    if (p) {
+        a = at[0];
+        b = at[1];
+        c = at[2];
+        d = at[3];
+    }
+#endif
+}
+
+// The next work item for this thread. Device: one global atomic counter shared by the grid.
+// Host: a plain counter (one host thread at a time runs a search).
+__host__ __device__ inline long long nq_fetch(nq_u64* counter) {
+#ifdef __CUDA_ARCH__
+    return (long long)atomicAdd(counter, 1ull);
+#else
+    return (long long)(*counter)++;
+#endif
+}
+
+// each[p] += value: items of one prefix may be searched by different threads.
+__host__ __device__ inline void nq_add_to(nq_u64* into, nq_u64 value) {
+#ifdef __CUDA_ARCH__
+    atomicAdd(into, value);
+#else
+    *into += value;
+#endif
+}
+
+// What one step of the search did (for the warp model in bench/, and the loop's exit).
+enum NqStep {
+    NQ_STEP_DONE = 0,       // no work item left: the thread's work is over
+    NQ_STEP_FETCH = 1,      // finished an item (or started) and loaded the next one
+    NQ_STEP_TRY = 2,        // tried a candidate of rows base..n-2
+    NQ_STEP_PUSH = 4,       // ...which had a child row: descended
+    NQ_STEP_SAVE = 8,       // ...and its row still had candidates: saved it
+    NQ_STEP_RESTORE = 16,   // the row ran out of candidates: restored the top saved row
+    NQ_STEP_LEAF = 32,      // tried the last row's queen: a leaf (then restored)
+    NQ_STEP_END = 64,       // restored the sentinel: the work item is finished
+};
+
+// On the device only "did something" matters: the flags fold to 1 there, saving the
+// instructions that would build them; host programs (tests, the warp model) see them all.
+#ifdef __CUDA_ARCH__
+#define NQ_DID(flags) 1
+#else
+#define NQ_DID(flags) (flags)
+#endif
+
+// The prefixes of one launch: NQ_RECORD_WORDS words each. A thread's work item is a prefix
+// and the candidates its queens take in the next `split` rows (0, 1 or 2): item i is prefix
+// i / n^split with the digits of i % n^split (base n, row mark first) as the rank of the
+// chosen free square in each of those rows; an item whose square does not exist is empty.
+// So the device cuts the work n or n^2 times finer than the host's prefixes, at no host cost.
 struct NqPrefixes {
     int n;
     int mark;
-    long long count;
-    const nq_u32* left;
-    const nq_u32* down;
-    const nq_u32* right;
-    const unsigned char* cols;    // count x mark, row-major
-    const unsigned char* b1;
-    const unsigned char* corner;
+    int split;
+    long long count;  // prefixes
+    long long items;  // count * n^split
+    const nq_u32* records;
 };
 
-// Where per-prefix counts go; null pointers when only the sums are wanted.
-struct NqEachOut {
-    nq_u64* total;
-    nq_u64* unique;
-};
-
-__host__ __device__ inline void nq_clear(NqCounts& c) {
-    c.total = 0;
-    c.unique = 0;
+// One thread's search: its memory, the current item's rules and leaf data, the current row.
+// `down` always holds the columns past n-1 too (~mask): they are never free, and
+// popc(down) = row + 32 - n, which is 31 exactly on the last row for every n. Rows below
+// are written r' = r + 32 - n ("shifted rows").
+struct NqSearch {
+    // board and memory
+    int n;
+    int base;          // the first row this thread searches: mark + split
+    nq_u32 mask;
+    nq_addr slots;     // saved state k at slots + k * NQ_SLOT_BYTES; slot 0: the sentinel
+    nq_addr queens;    // the queen of shifted row r' at queens + r' * NQ_ROW_BYTES
+    nq_addr top;       // the next free slot
+    // the current work item
+    long long p;       // its prefix
+    nq_u64 weight;     // its weight so far
 #ifdef NQ_COUNT_NODES
-    c.nodes = 0;
+    nq_u64 nodes;
 #endif
-}
+    // rules for the child of shifted row r': if (unsigned)(r' - lo1) > span the child may not
+    // use the columns of `outside`; at r' == b2m1 it must take an edge column of `edges`
+    // that is still unused, if there is one (case S)
+    int lo1;
+    nq_u32 span;
+    nq_u32 outside;
+    int b2m1;
+    nq_u32 edges;      // case S: both edge columns; case C: 0
+    // leaf data, used only at leaves: bits 0-7 B1, 8-15 B2, 16-17 edge queens at distance
+    // B1 known above `base`, bit 18 case C, bit 19 row B1 searched here, bit 20 row B2 too
+    nq_u32 leafinfo;
+    // the current row
+    nq_u32 cand;       // its untried candidates
+    nq_u32 left;       // unmasked
+    nq_u32 down;       // with ~mask
+    nq_u32 right;
 
-__host__ __device__ inline void nq_add(NqCounts& into, const NqCounts& c) {
-    into.total += c.total;
-    into.unique += c.unique;
+    // Weight of the leaf whose last-row queen is `last` (0 if the last-row rule forbids it).
+    __host__ __device__ nq_u64 leaf(nq_u32 last) const {
+        if (leafinfo & (1u << 18)) return 24;  // case C
+        const int b1 = (int)(leafinfo & 0xffu);
+        const int b2 = (int)((leafinfo >> 8) & 0xffu);
+        const nq_u32 low = (1u << b1) - 1u;
+        if (last & (low | (low << (n - b1)))) return 0;  // the last row's rule (case S)
+        int k = 1 + (int)((leafinfo >> 16) & 3u) + (last == (1u << b2));
+        if (leafinfo & (1u << 19)) k += nq_load(queens + (b1 + 32 - n) * NQ_ROW_BYTES) == (1u << (n - 1));
+        if (leafinfo & (1u << 20)) k += nq_load(queens + (b2 + 32 - n) * NQ_ROW_BYTES) == 1u;
+        return nq_leaf_weight(k);
+    }
+
+    // Free squares of the child of shifted row r whose masks are l, d (with ~mask), rt.
+    __host__ __device__ nq_u32 child_free(int r, nq_u32 l, nq_u32 d, nq_u32 rt) const {
+        nq_u32 forbid = (nq_u32)(r - lo1) > span ? outside : 0u;
+        const nq_u32 unused = edges & ~d;
+        if (r == b2m1 && unused != 0) forbid = ~unused;  // row B2 takes the unused edge
+        return ~(l | d | rt | forbid);
+    }
+
+    // Load work item `item` (rules, the split rows' queens, row base's state). Returns false
+    // for an empty item (its chosen square does not exist, or row base has no free square).
+    __host__ __device__ bool load(const NqPrefixes& set, long long item) {
+        long long index = item;
+        int second = 0;
+        if (set.split == 2) {
+            second = (int)(index % n);
+            index /= n;
+        }
+        int first = 0;
+        if (set.split >= 1) {
+            first = (int)(index % n);
+            index /= n;
+        }
+        const nq_u32* rec = set.records + index * NQ_RECORD_WORDS;
+        const nq_u32 rule = rec[3];
+        const bool corner = (rule & NQ_RULE_CORNER) != 0;
+        const int b1 = (int)(rule & 0xffu);
+        const int b2 = n - 1 - b1;
+        const int shift = 32 - n;
+        p = index;
+        weight = 0;
 #ifdef NQ_COUNT_NODES
-    into.nodes += c.nodes;
+        nodes = 0;
 #endif
-}
-
-// Count the subtrees (rows mark..n-1) below prefixes first, first+step, first+2*step, ...
-// and return their sums. Everything happens in ONE loop: when a thread finishes a subtree it
-// loads its next prefix inside the same loop instead of leaving an inner loop, so the
-// threads of a warp never wait for each other at a loop exit; their work stays in step.
-// `stack` holds 2 * (n-1-mark) words at stack[k * stride]: entry 2d is the untried
-// candidates of row mark+d, entry 2d+1 the queen placed there.
-__host__ __device__ inline NqCounts nq_count_prefixes(
-    const NqPrefixes& set, long long first, long long step,
-    nq_u32* stack, int stride, NqEachOut each) {
-    NqCounts sums;
-    NqCounts mine;  // the current prefix's counts
-    nq_clear(sums);
-    nq_clear(mine);
-    const int n = set.n;
-    const int mark = set.mark;
-    const nq_u32 mask = (nq_u32)((1ull << n) - 1ull);
-    const int last_row = n - 1;
-    const int words = 2 * stride;  // distance between two rows' entries
-    nq_u32* untried = stack;
-    nq_u32* placed = stack + stride;
-
-    long long p = first;
-    if (p >= set.count) return sums;
-    // state of the search, (re)loaded for every prefix
-    NqRules rules(n, set.b1[p], set.corner[p] != 0);
-    NqBoard board = {n, mark, set.cols + p * mark, placed, words, 0u};
-    nq_u64 left = set.left[p];                     // unmasked: bits above n-1 kept for undo
-    nq_u32 down = set.down[p];
-    nq_u64 right = ((nq_u64)set.right[p]) << 32;   // right mask in the upper half
-    int row = mark;
-    nq_u32 cand = rules.apply(row, mask & ~(set.left[p] | down | set.right[p]), down);
-
-    for (;;) {
-        if (cand != 0) {
-            const nq_u32 bit = cand & (0u - cand);
-            cand ^= bit;
+        int known = (int)((rule >> NQ_RULE_KNOWN_SHIFT) & 3u);
+        lo1 = b1 - 1 + shift;  // the child rows from B1 on are inside the range
+        if (corner) {          // rows below B1 may not use column 1
+            span = 64;
+            outside = b1 == 0 ? 0u : 2u;  // b1 = 0: the plain search, no rule at all
+            b2m1 = -1;
+            edges = 0;
+            leafinfo = 1u << 18;
+        } else {               // rows B1..B2 may use an edge column, the others not
+            span = (nq_u32)(b2 - b1);
+            edges = (1u << (n - 1)) | 1u;
+            outside = edges;
+            b2m1 = b2 - 1 + shift;
+            leafinfo = (nq_u32)b1 | ((nq_u32)b2 << 8) | (b1 >= base ? 1u << 19 : 0u) |
+                       (b2 >= base ? 1u << 20 : 0u);
+        }
+        left = rec[0];
+        down = rec[1] | ~mask;
+        right = rec[2];
+        top = slots + NQ_SLOT_BYTES;
+        int row = set.mark;
+        for (int k = 0; k < set.split; ++k, ++row) {  // the item's queens in rows mark..base-1
+            nq_u32 free = child_free(row - 1 + shift, left, down, right);
+            const int rank = k == 0 ? first : second;
+            for (int j = 0; j < rank && free != 0; ++j) free &= free - 1u;
+            if (free == 0) return false;
 #ifdef NQ_COUNT_NODES
-            mine.nodes += 1;
+            // the node of row mark is counted by the one item of it whose second digit is 0
+            nodes += (k == 0 && set.split == 2) ? second == 0 : 1;
 #endif
-            if (row == last_row) {
-                if (rules.corner) {
-                    mine.total += 8;
-                    mine.unique += 1;
-                } else {
-                    board.last_bit = bit;
-                    const int size = nq_side_class_size(board, rules.b1);
-                    mine.total += (nq_u64)size;
-                    mine.unique += (size != 0);
-                }
-                continue;
-            }
-            const nq_u64 next_left = (left | bit) << 1;
-            const nq_u32 next_down = down | bit;
-            const nq_u64 next_right = (right | ((nq_u64)bit << 32)) >> 1;
-            const nq_u32 attacked = (nq_u32)next_left | next_down | (nq_u32)(next_right >> 32);
-            const nq_u32 next_free = rules.apply(row + 1, mask & ~attacked, next_down);
-            if (next_free == 0) continue;  // dead end: try the next candidate of this row
-            const int depth = row - mark;
-            untried[depth * words] = cand;
-            placed[depth * words] = bit;
+            const nq_u32 bit = free & (0u - free);
+            if (!corner && row == b1 && bit == (1u << (n - 1))) ++known;  // the right queen
+            if (!corner && row == b2 && bit == 1u) ++known;               // the left queen
+            left = (left | bit) << 1;
+            down |= bit;
+            right = (right | bit) >> 1;
+        }
+        if (!corner) leafinfo |= (nq_u32)known << 16;
+        cand = child_free(base - 1 + shift, left, down, right);
+        return cand != 0;
+    }
+
+    // One iteration: a leaf or the end of the item (rare), else try one candidate of the
+    // current row, descend if it has a child row, and otherwise stay on the row or restore
+    // the top saved row. Straight-line code on the device: the descent is selects, the
+    // save and the restore are predicated, so the lanes of a warp stay together.
+    // Returns the NqStep flags of what was done (on the device 1), 0 when the item is done.
+    __host__ __device__ int step() {
+        const int row = nq_popc(down);  // shifted: 31 on the last row
+        if (row == 31) {  // rare: the last row's queen, or the sentinel
+            if (cand == 0) return 0;
+            const nq_u64 w = leaf(cand);
+            weight += w;
+#ifdef NQ_COUNT_NODES
+            nodes += w != 0;
+#endif
+            top -= NQ_SLOT_BYTES;
+            nq_load4_if(true, top, cand, left, down, right);
+            return NQ_DID(NQ_STEP_LEAF);
+        }
+        const nq_u32 b = cand & (0u - cand);
+        const nq_u32 rest = cand ^ b;
+#ifdef NQ_COUNT_NODES
+        nodes += 1;
+#endif
+        const nq_u32 next_left = (left | b) << 1;
+        const nq_u32 next_right = (right | b) >> 1;
+        const nq_u32 next_down = down | b;
+        nq_u32 forbid = (nq_u32)(row - lo1) > span ? outside : 0u;
+        const nq_u32 unused = edges & ~next_down;
+        if (row == b2m1 && unused != 0) forbid = ~unused;  // row B2 takes the unused edge
+        const nq_u32 free = ~(next_left | next_right | next_down | forbid);
+        nq_store(queens + row * NQ_ROW_BYTES, b);
+        const bool push = free != 0;
+        const bool save = push && rest != 0;
+        const bool back = !push && rest == 0;
+        nq_store4_if(save, top, rest, left, down, right);
+        if (save) top += NQ_SLOT_BYTES;
+        if (back) top -= NQ_SLOT_BYTES;
+        if (push) {
             left = next_left;
             down = next_down;
             right = next_right;
-            cand = next_free;
-            ++row;
-        } else if (row > mark) {  // back up one row
-            --row;
-            const int depth = row - mark;
-            const nq_u32 bit = placed[depth * words];
-            cand = untried[depth * words];
-            left = (left >> 1) ^ bit;
-            down ^= bit;
-            right = (right << 1) ^ ((nq_u64)bit << 32);
-        } else {  // prefix p is finished: record it and load the next one
-            if (each.total) {
-                each.total[p] = mine.total;
-                each.unique[p] = mine.unique;
+        }
+        cand = push ? free : rest;
+        nq_load4_if(back, top, cand, left, down, right);
+        return NQ_DID(NQ_STEP_TRY | (push ? NQ_STEP_PUSH : 0) | (save ? NQ_STEP_SAVE : 0) |
+                      (back ? NQ_STEP_RESTORE : 0));
+    }
+};
+
+// Per-thread results: the weight of all items it searched (and nodes, when counted).
+struct NqSums {
+    nq_u64 weight;
+    nq_u64 nodes;
+};
+
+// One thread's whole share of a launch: it takes work items from `counter` until none is
+// left, searches each, adds its weight to `sums` and (if `each` is not null, zeroed before
+// the launch) to each[p] of its prefix p. `slots` and `queens`: this thread's memory
+// (nq_thread_memory).
+struct NqWorker {
+    NqPrefixes set;
+    nq_u64* counter;
+    nq_u64* each;
+    NqSearch s;
+    NqSums sums;
+
+    __host__ __device__ void start(const NqPrefixes& set_, nq_u64* counter_, NqMemory memory, nq_u64* each_) {
+        set = set_;
+        counter = counter_;
+        each = each_;
+        sums.weight = 0;
+        sums.nodes = 0;
+        s.n = set.n;
+        s.base = set.mark + set.split;
+        s.mask = (nq_u32)((1ull << set.n) - 1ull);
+        s.slots = memory.slots;
+        s.queens = memory.queens - (s.base + 32 - set.n) * NQ_ROW_BYTES;  // indexed by shifted rows
+        // the sentinel: cand 0 on a row with popc(down) = 31
+        nq_store4_if(true, s.slots, 0u, 0u, 0x7fffffffu, 0u);
+        s.cand = 0;
+        s.down = 0x7fffffffu;
+        s.top = s.slots + NQ_SLOT_BYTES;
+        s.weight = 0;
+        s.p = -1;
+#ifdef NQ_COUNT_NODES
+        s.nodes = 0;
+#endif
+    }
+
+    // One iteration of the thread's loop: a search step, or, when the current item is
+    // finished, its bookkeeping and the fetch of the next item. Returns the NqStep flags;
+    // NQ_STEP_DONE (0) when no item is left.
+    __host__ __device__ int advance() {
+        const int did = s.step();
+        if (did != 0) return did;
+        return next_item();
+    }
+
+    __host__ __device__ int next_item() {
+        if (s.p >= 0) {  // the item is finished: add it to its prefix
+            if (each && s.weight != 0) nq_add_to(each + s.p, s.weight);
+            sums.weight += s.weight;
+#ifdef NQ_COUNT_NODES
+            sums.nodes += s.nodes;
+#endif
+        }
+        for (;;) {
+            const long long item = nq_fetch(counter);
+            if (item >= set.items) {
+                s.p = -1;
+                return NQ_STEP_DONE;
             }
-            nq_add(sums, mine);
-            nq_clear(mine);
-            p += step;
-            if (p >= set.count) break;
-            rules = NqRules(n, set.b1[p], set.corner[p] != 0);
-            board.prefix_cols = set.cols + p * mark;
-            left = set.left[p];
-            down = set.down[p];
-            right = ((nq_u64)set.right[p]) << 32;
-            cand = rules.apply(row, mask & ~(set.left[p] | down | set.right[p]), down);
+            if (s.load(set, item)) return NQ_STEP_FETCH;
+#ifdef NQ_COUNT_NODES
+            sums.nodes += s.nodes;  // the split rows of an item that ends there
+#endif
         }
     }
-    return sums;
-}
+};
 
-// Words of stack per thread for a given n and mark.
-__host__ __device__ inline int nq_stack_words(int n, int mark) {
-    return 2 * (n - 1 - mark);
+__host__ __device__ inline NqSums nq_run_thread(const NqPrefixes& set, nq_u64* counter, NqMemory memory,
+                                                nq_u64* each) {
+    NqWorker w;
+    w.start(set, counter, memory, each);
+    if (w.next_item() == NQ_STEP_DONE) return w.sums;
+    for (;;) {
+        if (w.s.step() != 0) continue;
+        if (w.next_item() == NQ_STEP_DONE) return w.sums;
+    }
 }
 
 __device__ inline nq_u64 nq_warp_sum(nq_u64 value) {
@@ -304,11 +483,11 @@ __device__ inline nq_u64 nq_warp_sum(nq_u64 value) {
     return value;
 }
 
-// Words of block_sums per block: (total, unique), plus nodes in an instrumented build.
+// Words of block_sums per block: the weight, plus nodes in an instrumented build.
 #ifdef NQ_COUNT_NODES
-#define NQ_SUM_WORDS 3
-#else
 #define NQ_SUM_WORDS 2
+#else
+#define NQ_SUM_WORDS 1
 #endif
 
 // Sum each word of `sums` over the block and add it to block_sums[NQ_SUM_WORDS*blockIdx.x + k].
@@ -331,41 +510,41 @@ __device__ inline void nq_add_block_sums(nq_u64 (&sums)[NQ_SUM_WORDS], nq_u64* b
     }
 }
 
+// The prefixes of a launch with their work items.
+__host__ __device__ inline NqPrefixes nq_prefixes(int n, int mark, int split, long long count,
+                                                  const nq_u32* records) {
+    long long items = count;
+    for (int k = 0; k < split; ++k) items *= n;
+    const NqPrefixes set = {n, mark, split, count, items, records};
+    return set;
+}
 
-// Count prefixes [0, count) and add each block's sums to block_sums (NQ_SUM_WORDS words per
-// block: total, unique[, nodes]). Dynamic shared memory: blockDim.x * nq_stack_words(n, mark)
-// * 4 bytes. Thread t of the grid takes prefixes t, t + threads, t + 2 * threads, ...
+// Weigh prefixes [0, count) (`records`: NQ_RECORD_WORDS words each), cut into work items by
+// `split` (0..2, mark + split <= n - 1), and add each block's sums to block_sums
+// (NQ_SUM_WORDS words per block). `counter` must be 0 at the launch. Dynamic shared memory:
+// blockDim.x * nq_thread_words(n, mark + split) * 4 bytes; blockDim.x a multiple of 32. Any
+// grid size works; a persistent grid (the blocks the device holds at once) is meant.
 extern "C" __global__ void nqueens_count(
-    int n, int mark, long long count,
-    const nq_u32* __restrict__ left, const nq_u32* __restrict__ down,
-    const nq_u32* __restrict__ right, const unsigned char* __restrict__ cols,
-    const unsigned char* __restrict__ b1, const unsigned char* __restrict__ corner,
-    nq_u64* __restrict__ block_sums) {
-    extern __shared__ nq_u32 nq_stacks[];
-    const NqPrefixes set = {n, mark, count, left, down, right, cols, b1, corner};
-    const NqEachOut none = {0, 0};
-    const NqCounts c = nq_count_prefixes(
-        set, (long long)blockIdx.x * blockDim.x + threadIdx.x, (long long)gridDim.x * blockDim.x,
-        nq_stacks + threadIdx.x, (int)blockDim.x, none);
+    int n, int mark, int split, long long count, const nq_u32* __restrict__ records,
+    nq_u64* __restrict__ counter, nq_u64* __restrict__ block_sums) {
+    extern __shared__ nq_u32 nq_memory[];
+    const NqPrefixes set = nq_prefixes(n, mark, split, count, records);
+    const NqMemory memory = nq_thread_memory(nq_memory, n, mark + split, (int)threadIdx.x);
+    const NqSums c = nq_run_thread(set, counter, memory, 0);
 #ifdef NQ_COUNT_NODES
-    nq_u64 sums[NQ_SUM_WORDS] = {c.total, c.unique, c.nodes};
+    nq_u64 sums[NQ_SUM_WORDS] = {c.weight, c.nodes};
 #else
-    nq_u64 sums[NQ_SUM_WORDS] = {c.total, c.unique};
+    nq_u64 sums[NQ_SUM_WORDS] = {c.weight};
 #endif
     nq_add_block_sums(sums, block_sums);
 }
 
-// Same search, one (total, unique) per prefix: for tests and debugging.
+// Same search, one weight per prefix added to `weights` (zeroed before the launch): for tests.
 extern "C" __global__ void nqueens_count_each(
-    int n, int mark, long long count,
-    const nq_u32* __restrict__ left, const nq_u32* __restrict__ down,
-    const nq_u32* __restrict__ right, const unsigned char* __restrict__ cols,
-    const unsigned char* __restrict__ b1, const unsigned char* __restrict__ corner,
-    nq_u64* __restrict__ totals, nq_u64* __restrict__ uniques) {
-    extern __shared__ nq_u32 nq_stacks[];
-    const NqPrefixes set = {n, mark, count, left, down, right, cols, b1, corner};
-    const NqEachOut each = {totals, uniques};
-    nq_count_prefixes(set, (long long)blockIdx.x * blockDim.x + threadIdx.x,
-                      (long long)gridDim.x * blockDim.x, nq_stacks + threadIdx.x,
-                      (int)blockDim.x, each);
+    int n, int mark, int split, long long count, const nq_u32* __restrict__ records,
+    nq_u64* __restrict__ counter, nq_u64* __restrict__ weights) {
+    extern __shared__ nq_u32 nq_memory[];
+    const NqPrefixes set = nq_prefixes(n, mark, split, count, records);
+    const NqMemory memory = nq_thread_memory(nq_memory, n, mark + split, (int)threadIdx.x);
+    nq_run_thread(set, counter, memory, weights);
 }

@@ -11,7 +11,8 @@ It gives the subset of CuPy that gpuqueens uses, checked the way a real launch w
   the dynamic shared memory (enough for the search stack, and at most the portable 48 KiB
   unless ``max_dynamic_shared_size_bytes`` was raised, never above the opt-in limit) and the
   array lengths; then it runs the kernel's launch contract through the host emulation in
-  ``tests/native/nqueens_launch_emulator.cu`` (the kernel's own search code);
+  ``tests/native/nqueens_launch_emulator.cu`` (the kernel's own search code); the
+  matchstick kernels go to ``tests/fake_matchsticks.py`` instead;
 * ``RawKernel`` runs only the backend probe's kernel;
 * everything else (``zeros``, ``minimum``, dtypes, ...) is NumPy's, returning device arrays,
   so the CuPy path of the matchstick transfer matrix runs too;
@@ -36,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 FAKE_DEVICE_NAME = "Fake H100 (host emulation)"
+FAKE_FREE_BYTES = 80 * 2**30  # what memGetInfo reports as free and total
 ATTRIBUTES = {  # an H100 SXM's values
     "MultiProcessorCount": 132,
     "MaxThreadsPerMultiProcessor": 2048,
@@ -44,7 +46,7 @@ ATTRIBUTES = {  # an H100 SXM's values
 }
 _C_SCALARS = {"int": np.int32, "long long": np.int64}
 _C_POINTEES = {"nq_u32": np.uint32, "unsigned char": np.uint8, "nq_u64": np.uint64,
-               "int": np.int32}
+               "int": np.int32, "ms_u32": np.uint32, "ms_u64": np.uint64}
 
 
 class DeviceArray(np.ndarray):
@@ -61,7 +63,8 @@ def _device(array) -> DeviceArray:
 def kernel_signatures(code: str) -> dict[str, list[tuple[str, object]]]:
     """``{kernel: [(kind, type), ...]}`` with kind "scalar" or "pointer", from CUDA source."""
     signatures = {}
-    for name, params in re.findall(r'extern\s+"C"\s+__global__\s+void\s+(\w+)\s*\(([^)]*)\)', code):
+    for name, params in re.findall(r'extern\s+"C"\s+__global__\s+void\s+'
+                                    r'(?:__launch_bounds__\s*\([^)]*\)\s*)?(\w+)\s*\(([^)]*)\)', code):
         parsed = []
         for param in params.split(","):
             text = " ".join(param.replace("__restrict__", "").replace("const", "").split())
@@ -85,7 +88,7 @@ class FakeKernel:
         self.signature = signature
         self.library = library
         self.sum_words = sum_words
-        self.shared_size_bytes = 2 * 8 * 32 + 8  # about the kernel's static warp sums
+        self.shared_size_bytes = 2 * 8 * 32  # about the kernel's static warp sums
         self.max_dynamic_shared_size_bytes = ATTRIBUTES["MaxSharedMemoryPerBlock"] - self.shared_size_bytes
         self.launches: list[tuple[int, int, int]] = []
         self.on_launch = None  # set by the module: the fake driver's check and launch log
@@ -117,23 +120,27 @@ class FakeKernel:
         self.launches.append((grid[0], block[0], shared_mem))
 
     def _run(self, grid, block, args, shared_mem):
-        n, mark, count = int(args[0]), int(args[1]), int(args[2])
-        needed = block * 2 * (n - 1 - mark) * 4
+        n, mark, split, count = int(args[0]), int(args[1]), int(args[2]), int(args[3])
+        if not (0 <= split <= 2 and mark + split <= n - 1):
+            raise LaunchError(f"{self.name}: split={split} does not fit n={n}, mark={mark}")
+        base = mark + split  # nq_thread_words in the kernel: 16-byte slots, then one word per row
+        needed = block * 4 * (4 * (n - base) + (n - 1 - base))
         if shared_mem < needed:
             raise LaunchError(f"{self.name}: {shared_mem} bytes of shared memory, the stacks need {needed}")
-        inputs, outputs = args[3:9], args[9:]
-        for k, array in enumerate(inputs):
-            if array.size < count * (mark if k == 3 else 1):
-                raise LaunchError(f"{self.name}: input {k} holds {array.size} values for {count} prefixes")
+        records, counter, output = args[4], args[5], args[6]
+        if records.size < 4 * count:
+            raise LaunchError(f"{self.name}: {records.size} record words for {count} prefixes")
+        if counter.size != 1 or int(counter[0]) != 0:
+            raise LaunchError(f"{self.name}: the prefix counter must be one zeroed word")
         if self.name == "nqueens_count":
-            if outputs[0].size < self.sum_words * grid:
+            if output.size < self.sum_words * grid:
                 raise LaunchError(f"{self.name}: block_sums too short for {grid} blocks")
-        elif any(out.size < count for out in outputs):
-            raise LaunchError(f"{self.name}: outputs too short for {count} prefixes")
-        pointers = [ctypes.c_void_p(a.ctypes.data) for a in (*inputs, *outputs)]
+        elif output.size < count or output[:count].any():
+            raise LaunchError(f"{self.name}: the weights must be {count} zeroed words")
+        pointers = [ctypes.c_void_p(a.ctypes.data) for a in (records, counter, output)]
         function = getattr(self.library, f"emulate_{self.name}")
         function(ctypes.c_int(grid), ctypes.c_int(block), ctypes.c_int(n), ctypes.c_int(mark),
-                 ctypes.c_longlong(count), *pointers)
+                 ctypes.c_int(split), ctypes.c_longlong(count), *pointers)
 
 
 class FakeRawModule:
@@ -150,10 +157,18 @@ class FakeRawModule:
         signatures = kernel_signatures(self.code)
         if name not in signatures:
             raise LaunchError(f"no kernel {name!r} in the module")
+        if name.startswith("matchsticks_"):  # kernels/matchsticks.cu: tests/fake_matchsticks.py
+            from fake_matchsticks import MatchstickKernel
+
+            if name not in self.kernels:
+                self.kernels[name] = MatchstickKernel(name, signatures[name],
+                                                      self.libraries["matchsticks"])
+                self.kernels[name].on_launch = self.on_launch
+            return self.kernels[name]
         counting = "-DNQ_COUNT_NODES" in self.options
         library = self.libraries["nodes" if counting else "plain"]
         if name not in self.kernels:
-            self.kernels[name] = FakeKernel(name, signatures[name], library, 3 if counting else 2)
+            self.kernels[name] = FakeKernel(name, signatures[name], library, 2 if counting else 1)
             self.kernels[name].on_launch = self.on_launch
         return self.kernels[name]
 
@@ -250,7 +265,8 @@ def make_fake_cupy(libraries: dict[str, Path], devices: int = 1) -> types.Module
     for key, path in libraries.items():
         lib = ctypes.CDLL(str(path))
         for name in ("emulate_nqueens_count", "emulate_nqueens_count_each"):
-            getattr(lib, name).restype = None
+            if hasattr(lib, name):
+                getattr(lib, name).restype = None
         loaded[key] = lib
 
     cuda = FakeCuda(devices)
@@ -278,6 +294,7 @@ def make_fake_cupy(libraries: dict[str, Path], devices: int = 1) -> types.Module
     runtime = types.SimpleNamespace(
         getDeviceCount=driver_call(lambda: len(cuda.visible)),
         getDeviceProperties=cuda.properties,
+        memGetInfo=driver_call(lambda: (FAKE_FREE_BYTES, FAKE_FREE_BYTES)),
         CUDARuntimeError=CUDARuntimeError,
     )
     driver = types.SimpleNamespace(ctxGetCurrent=cuda.ctx_get_current, CUDADriverError=CUDADriverError)

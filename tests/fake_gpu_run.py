@@ -19,13 +19,16 @@ EMULATOR = HERE / "native" / "nqueens_launch_emulator.cu"
 
 
 def build_emulator(folder: Path) -> dict[str, Path]:
-    """The two emulator libraries ("plain", "nodes"), built with nvcc into ``folder``."""
+    """The emulator libraries ("plain", "nodes", "matchsticks"), built with nvcc into ``folder``."""
+    from fake_matchsticks import build_library
+
     built = {}
     for key, flags in (("plain", []), ("nodes", ["-DNQ_COUNT_NODES"])):
         target = folder / f"emulator_{key}.so"
         subprocess.run(["nvcc", "-O2", "-std=c++17", "-shared", "-Xcompiler", "-fPIC", *flags,
                         "-o", str(target), str(EMULATOR)], check=True, timeout=300)
         built[key] = target
+    built["matchsticks"] = build_library(folder / "emulator_matchsticks.so")
     return built
 
 

@@ -1,7 +1,10 @@
 """The command line, run in-process and as ``python -m gpuqueens``."""
 
+import os
+import sqlite3
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -50,3 +53,107 @@ def test_checkpoint_with_several_sizes_is_refused_up_front(tmp_path, capsys):
     assert main(["nqueens", "8", "9", "--backend", "cpu", "--checkpoint", str(path)]) == 2
     assert "one board size at a time" in capsys.readouterr().err
     assert not path.exists()
+
+
+# -- every bad checkpoint or option: one line "gpuqueens: error: ...", exit code 2 --------
+
+def one_line_error(err: str, text: str) -> None:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("gpuqueens: error: ") and text in lines[0], err
+    assert "Traceback" not in err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this platform")
+def test_fifo_checkpoint_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "gpuqueens", "nqueens", "15", "--checkpoint",
+                           str(fifo)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    one_line_error(done.stderr, "is a named pipe (FIFO), not a regular file")
+    assert time.monotonic() - start < 30  # measured: about 0.3 s, Python's start included
+
+
+@pytest.mark.parametrize("checkpoint, text", [("", "the checkpoint path is empty"),
+                                              ("missing/dir/n.sqlite", "does not exist")])
+def test_bad_checkpoint_paths_exit_2(checkpoint, text, capsys):
+    assert main(["nqueens", "15", "--backend", "cpu", "--checkpoint", checkpoint]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    one_line_error(err, text)
+
+
+def test_read_only_ledger_with_units_to_do_exits_2(tmp_path, capsys):
+    from gpuqueens.ledger import Ledger
+    from gpuqueens.problems.nqueens.plan import plan_for, work_units
+
+    probe = tmp_path / "probe"
+    probe.touch()
+    probe.chmod(0o444)
+    try:
+        open(probe, "ab").close()
+        pytest.skip("permission bits do not stop this process from writing (running as root?)")
+    except PermissionError:
+        pass
+    path = tmp_path / "n15.sqlite"
+    plan = plan_for(15, "cpu")
+    Ledger.open(path, plan.job(), work_units(plan, "cpu")).close()  # a ledger, no unit done
+    path.chmod(0o444)
+    assert main(["nqueens", "15", "--backend", "cpu", "--checkpoint", str(path)]) == 2
+    one_line_error(capsys.readouterr().err, "4 of 4 work units are still to do")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["n15.sqlite", "probe"]
+
+
+def test_checkpoint_with_a_plan_the_code_does_not_make_exits_2(tmp_path, capsys):
+    path = tmp_path / "n12.sqlite"
+    assert main(["nqueens", "12", "--backend", "cpu", "--checkpoint", str(path)]) == 0
+    with sqlite3.connect(path) as db:
+        db.execute("""UPDATE header SET job = replace(job, '"units":1', '"units":0')""")
+    db.close()
+    capsys.readouterr()
+    assert main(["nqueens", "12", "--backend", "cpu", "--checkpoint", str(path)]) == 2
+    one_line_error(capsys.readouterr().err, "does not make for n=12")
+
+
+def test_recheck_option(tmp_path, capsys):
+    path = tmp_path / "n10.sqlite"
+    assert main(["nqueens", "10", "--backend", "cpu", "--checkpoint", str(path),
+                 "--recheck", "3"]) == 0
+    assert "total 724" in capsys.readouterr().out
+    assert main(["nqueens", "10", "--backend", "cpu", "--checkpoint", str(path),
+                 "--recheck", "-1"]) == 2
+    one_line_error(capsys.readouterr().err, "recheck must be at least 0")
+
+
+def test_progress_without_tqdm_says_how_to_get_it_once(monkeypatch, capsys):
+    from gpuqueens import progress
+
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    monkeypatch.setattr(progress, "_warned_no_tqdm", False)
+    assert main(["nqueens", "8", "9", "--backend", "cpu", "--progress"]) == 0
+    out, err = capsys.readouterr()
+    assert "total 92" in out and "total 352" in out
+    assert err.count("gpuqueens: warning:") == 1
+    assert 'pip install "gpuqueens[progress]"' in err and "Traceback" not in err
+
+
+def test_long_count_warns_on_one_line_before_it_starts(monkeypatch, capsys):
+    from gpuqueens.problems import nqueens as nqueens_module
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt  # the user's Ctrl-C once the warning is on the screen
+
+    monkeypatch.setattr(nqueens_module, "work_units", interrupted)
+    assert main(["nqueens", "32", "--backend", "cpu", "--workers", "1"]) == 130
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("gpuqueens: warning: counting n=32 on one CPU core is expected to "
+                             "take about ") and err[0].endswith(" years")
+    assert err[1] == "gpuqueens: interrupted"
+    # with worker processes the estimate is shared among them, still before anything starts
+    assert main(["nqueens", "32", "--backend", "cpu", "--workers", "3"]) == 130
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("gpuqueens: warning: counting n=32 on 3 workers, each like one CPU "
+                             "core is expected to take about ")
+    assert err[1] == "gpuqueens: interrupted"

@@ -240,3 +240,23 @@ def test_ledger_of_an_older_format_is_refused_by_version(tmp_path):
     db.close()
     with pytest.raises(CheckpointError, match="ledger format: the checkpoint has version 1"):
         Ledger.open(path, JOB, make_units())
+
+
+def test_hostile_nesting_is_refused_not_a_crash(tmp_path):
+    from gpuqueens.ledger import stored_job
+
+    path = tmp_path / "run.sqlite"
+    units = make_units()
+    fill(path, units, count=2)
+    deep = "[" * 200_000 + "]" * 200_000  # json.loads would recurse past Python's limit
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE units SET result = ? WHERE key = 'u001'", (deep,))
+    db.close()
+    with pytest.raises(CheckpointError, match="damaged, not trusted.*'u001'"):
+        Ledger.open(path, JOB, units)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE header SET job = ?", (deep,))
+    db.close()
+    assert stored_job(path) is None
+    with pytest.raises(CheckpointError, match="damaged, not trusted: unreadable job"):
+        Ledger.open(path, JOB, units)

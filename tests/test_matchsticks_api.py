@@ -1,25 +1,15 @@
 """The public functions: results, table printing, backends and bad input."""
 
-import doctest
-
 import pytest
 
-from gpuqueens.problems.matchsticks import (api, bounds, bruteforce, cli, grid, modular,
-                                            squares, transfer)
 from gpuqueens.problems.matchsticks import matchstick_counts, matchstick_table, matchsticks
-
-
-@pytest.mark.parametrize("module", [api, bounds, bruteforce, cli, grid, modular, squares, transfer])
-def test_doctests(module):
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0
 
 
 def test_exported_from_package():
     import gpuqueens.problems.matchsticks as package
 
-    assert {"matchsticks", "matchstick_counts", "matchstick_table", "MatchstickTable",
-            "round_units", "solve_round_unit", "table_rows_by_units"} <= set(package.__all__)
+    assert set(package.__all__) == {"matchsticks", "matchstick_counts", "matchstick_table",
+                                    "MatchstickTable"}
 
 
 def test_counts_and_single_values_agree():
@@ -43,9 +33,16 @@ def test_table_object():
         table[99]
 
 
-def test_table_beyond_total_squares_is_impossible():
-    table = matchstick_table(1, 1, squares=[0, 1, 2, 5], backend="cpu")
-    assert table.rows == ((0, 4, 1), (1, 0, 1), (2, None, 0), (5, None, 0))
+def test_table_beyond_total_squares_is_refused():
+    # 1×1 has one square: S = 2 or 5 can never be (refused, as in matchsticks())
+    with pytest.raises(ValueError, match="more than the 1 squares of a 1×1 grid"):
+        matchstick_table(1, 1, squares=[0, 1, 2, 5], backend="cpu")
+    assert matchstick_table(1, 1, squares=[0, 1], backend="cpu").rows == ((0, 4, 1), (1, 0, 1))
+
+
+def test_default_squares_stop_at_the_grid_s_squares():
+    assert matchstick_table(1, 1, backend="cpu").rows == ((0, 4, 1), (1, 0, 1))
+    assert [s for s, _, _ in matchstick_table(4, 4, backend="cpu").rows] == list(range(15))
 
 
 def test_backend_from_environment(monkeypatch):
@@ -83,3 +80,23 @@ def test_too_large_grids_are_refused_with_the_limit():
         matchstick_table(8, 9, backend="cpu")
     with pytest.raises(ValueError, match="limited to a shorter side"):
         matchsticks(6, 7, removed=20, squares=3, backend="cpu")
+
+
+def test_square_tracking_runs_on_the_cpu_and_says_so(monkeypatch):
+    import gpuqueens.backends
+
+    def no_probe():
+        raise AssertionError("the table never uses a GPU: no probe")
+
+    monkeypatch.setattr(gpuqueens.backends, "gpu_status", no_probe)
+    assert matchstick_table(2, 2, [0], backend="auto").backend == "cpu"
+    with pytest.warns(gpuqueens.GPUFallbackWarning, match="puzzle table has no GPU version"):
+        table = matchstick_table(2, 2, [0], backend="gpu")
+    assert table.backend == "cpu" and table.rows == ((0, 4, 4),)
+    with pytest.warns(gpuqueens.GPUFallbackWarning, match="counting by squares"):
+        assert matchsticks(2, 2, removed=4, squares=0, backend="gpu") == 4
+    monkeypatch.setenv("GPUQUEENS_BACKEND", "gpu")
+    with pytest.warns(gpuqueens.GPUFallbackWarning, match="GPUQUEENS_BACKEND='gpu'"):
+        matchstick_table(2, 2, [0])
+    with pytest.raises(ValueError, match="not one of"):
+        matchstick_table(2, 2, [0], backend="tpu")

@@ -35,6 +35,18 @@ def test_table(capsys):
 
 
 def test_parse_squares():
-    assert parse_squares("0-3") == [0, 1, 2, 3]
+    assert [s for part in parse_squares("0-3") for s in part] == [0, 1, 2, 3]
+    assert parse_squares("0-1000000000") == [range(0, 1000000001)]  # not expanded
     with pytest.raises(argparse.ArgumentTypeError):
         parse_squares("a-b")
+
+
+def test_table_backend_is_where_it_ran(capsys):
+    out = run(["matchstick-table", "2", "2", "--backend", "auto"], capsys)
+    assert out.rstrip().splitlines()[-1].startswith("[cpu]")
+    assert len(out.strip().splitlines()) == 2 + 6 + 1  # title, header, S = 0..5, time
+
+
+def test_squares_count_runs_on_the_cpu(capsys):
+    out = run(["matchsticks", "2", "2", "--removed", "4", "--squares", "0"], capsys)
+    assert "2×2 R=4 S=0: 4" in out and "[cpu]" in out

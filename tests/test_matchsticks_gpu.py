@@ -1,9 +1,12 @@
-"""The CuPy path of the transfer matrix agrees with NumPy (skipped without a usable GPU)."""
+"""Problem 1 on a real GPU (skipped without one): the kernel path of gpu.py and the CuPy run of
+the coefficient transfer, each against the coefficient transfer on the CPU."""
 
 import numpy as np
 import pytest
+from oeis import NO_LEAF_GRID
 
 from gpuqueens.backends import gpu_status
+from gpuqueens.problems.matchsticks.transfer import count_by_removed
 
 pytestmark = [
     pytest.mark.gpu,
@@ -11,10 +14,23 @@ pytestmark = [
 ]
 
 
-@pytest.mark.parametrize("m,n", [(1, 1), (2, 3), (4, 4), (6, 9)])
-def test_gpu_matches_cpu_distribution(m, n):
+@pytest.mark.parametrize("m,n", [(1, 1), (2, 3), (4, 4), (6, 9), (7, 7), (10, 10), (11, 12)])
+def test_kernel_matches_cpu_distribution(m, n):
+    from gpuqueens.problems.matchsticks.gpu import count_by_removed_gpu
+
+    assert count_by_removed_gpu(m, n) == count_by_removed(m, n)
+
+
+def test_kernel_with_long_tiles_and_many_batches(monkeypatch):
+    from gpuqueens.problems.matchsticks import gpu
+
+    monkeypatch.setattr(gpu, "lanes_per_batch", lambda h, w, free: 64)
+    assert gpu.count_by_removed_gpu(12, 12, 40) == count_by_removed(12, 12, 40)
+
+
+@pytest.mark.parametrize("m,n", [(2, 3), (6, 9)])
+def test_cupy_coefficient_transfer_matches_numpy(m, n):
     from gpuqueens.problems.matchsticks.gpu import cupy_module
-    from gpuqueens.problems.matchsticks.transfer import count_by_removed
 
     assert count_by_removed(m, n, xp=cupy_module()) == count_by_removed(m, n, xp=np)
 
@@ -24,4 +40,5 @@ def test_public_api_on_gpu():
 
     assert gpuqueens.matchstick_counts(10, 10, backend="gpu")[:5] == [1, 212, 22278, 1547004, 79847833]
     assert gpuqueens.matchsticks(10, 10, removed=13, backend="gpu") == 135871476036610693224
+    assert sum(gpuqueens.matchstick_counts(4, 14, backend="gpu")) == NO_LEAF_GRID[5][14]
     assert gpuqueens.matchstick_table(4, 4, [0], backend="gpu").rows == ((0, 9, 16),)

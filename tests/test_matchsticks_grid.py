@@ -12,6 +12,14 @@ def test_sizes(m, n, sticks, squares):
     assert square_count(m, n) == square_count(n, m) == squares
 
 
+def test_square_count_closed_form_is_the_sum():
+    for m in range(1, 12):
+        for n in range(1, 12):
+            assert square_count(m, n) == sum((m - u + 1) * (n - u + 1)
+                                             for u in range(1, min(m, n) + 1))
+    assert square_count(10**12, 10**12) > 10**35  # at once, whatever the size
+
+
 def test_orient_puts_short_side_first():
     assert orient(3, 7) == orient(7, 3) == (3, 7)
 

@@ -5,7 +5,7 @@ import concurrent.futures
 import pytest
 
 import gpuqueens
-from gpuqueens.problems.nqueens.plan import plan_for, solve_unit, work_units
+from gpuqueens.problems.nqueens.plan import combine, plan_for, solve_unit, work_units
 from oeis import total, unique
 
 
@@ -63,15 +63,15 @@ def test_unknown_backend_is_refused():
 
 
 def test_units_partition_the_prefixes():
-    """Units cover every prefix once, so their results add up to the answer."""
+    """Units cover every prefix once (plus the symmetric unit), so their results give the answer."""
     for n in (9, 16, 20):
         plan = plan_for(n, "cpu")
         units = work_units(plan, "cpu")
-        assert len(units) == plan.unit_count
+        assert len(units) == plan.unit_count + 1
         assert len({u.key for u in units}) == len(units)
         if n <= 16:
-            results = [solve_unit(u.payload) for u in units]
-            assert tuple(map(sum, zip(*results))) == (total(n), unique(n))
+            results = {u.key: solve_unit(u.payload) for u in units}
+            assert combine(results) == (total(n), unique(n))
 
 
 def test_checkpoint_resume_and_executor(tmp_path):
@@ -102,14 +102,14 @@ def test_checkpoint_identity_ignores_the_backend():
 
 def test_resume_keeps_the_plan_of_the_checkpoint(tmp_path):
     """A checkpoint started with another plan (as the GPU would choose) is resumed with it."""
-    from gpuqueens.problems.nqueens import Plan
     from gpuqueens.problems.nqueens import _resumed_plan
     from gpuqueens.runner import run_units
 
-    plan = Plan(12, 4, 3)  # not the CPU default for n=12
+    plan = plan_for(15, "gpu")  # not the CPU default for n=15 (one unit, not four)
+    assert plan != plan_for(15, "cpu")
     path = tmp_path / "gpu-started.sqlite"
     units = work_units(plan, "cpu")
     run_units(units, solve_unit, job=plan.job(), checkpoint=path, progress=False)
-    assert _resumed_plan(path, 12) == plan
-    assert _resumed_plan(path, 13) is None
-    assert gpuqueens.count(12, backend="cpu", checkpoint=path) == total(12)
+    assert _resumed_plan(path, 15) == plan
+    assert _resumed_plan(path, 16) is None
+    assert gpuqueens.count(15, backend="cpu", checkpoint=path) == total(15)

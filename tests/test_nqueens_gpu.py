@@ -1,5 +1,8 @@
 """The CUDA search on a real device: OEIS counts and exact agreement with the NumPy search.
 
+Prefix weights are 3 × the solutions below the prefixes; with the symmetric search they
+give the total and the classes (Burnside's lemma, gpuqueens.problems.nqueens.plan.combine).
+
 Skipped where CuPy cannot run a kernel (``gpuqueens.backends.gpu_status()``).
 """
 
@@ -10,7 +13,9 @@ import pytest
 from prefix_samples import random_prefix_subset
 
 from gpuqueens.backends import gpu_status
+from gpuqueens.problems.nqueens.plan import combine
 from gpuqueens.problems.nqueens.prefixes import enumerate_prefixes
+from gpuqueens.problems.nqueens.symmetric import count_symmetric
 
 pytestmark = [
     pytest.mark.gpu,
@@ -37,7 +42,8 @@ def test_all_prefixes_sum_to_oeis(n):
     from gpuqueens.problems.nqueens.gpu import count_prefixes_gpu
 
     for mark in sorted({2, n // 2, n - 1}):
-        assert count_prefixes_gpu(enumerate_prefixes(n, mark)) == (TOTAL[n], UNIQUE[n]), mark
+        weight = count_prefixes_gpu(enumerate_prefixes(n, mark))
+        assert combine({"u0": (weight, 0, 0), "sym": (0, *count_symmetric(n))}) == (TOTAL[n], UNIQUE[n]), mark
 
 
 @pytest.mark.parametrize("seed", range(16))
@@ -46,12 +52,10 @@ def test_per_prefix_counts_match_numpy_search(seed):
     from gpuqueens.problems.nqueens.gpu import count_prefixes_gpu
 
     n, mark, subset = random_prefix_subset(seed, 2000)
-    gpu_totals, gpu_uniques = count_prefixes_gpu(subset, per_prefix=True)
-    cpu_totals, cpu_uniques = count_prefixes_cpu(subset, per_prefix=True)
-    np.testing.assert_array_equal(gpu_totals, cpu_totals)
-    np.testing.assert_array_equal(gpu_uniques, cpu_uniques)
+    weights = count_prefixes_cpu(subset, per_prefix=True)
+    np.testing.assert_array_equal(count_prefixes_gpu(subset, per_prefix=True), weights)
     # the summing kernel agrees with the per-prefix one on the same subset
-    assert count_prefixes_gpu(subset) == (int(cpu_totals.sum()), int(cpu_uniques.sum()))
+    assert count_prefixes_gpu(subset) == int(weights.sum())
 
 
 @pytest.mark.parametrize("block_size", [32, 256, 1024])
@@ -60,23 +64,31 @@ def test_block_sizes_and_batches_give_the_same_counts(block_size, monkeypatch):
 
     monkeypatch.setattr(gpu, "BATCH_PREFIXES", 1000)  # several launches into one buffer
     prefixes = enumerate_prefixes(12, 6)
-    assert gpu.count_prefixes_gpu(prefixes, block_size=block_size, waves=1) == (TOTAL[12], UNIQUE[12])
-    totals, uniques = gpu.count_prefixes_gpu(prefixes, per_prefix=True, block_size=block_size)
-    assert (int(totals.sum()), int(uniques.sum())) == (TOTAL[12], UNIQUE[12])
+    assert gpu.count_prefixes_gpu(prefixes, block_size=block_size) == 3 * TOTAL[12]
+    weights = gpu.count_prefixes_gpu(prefixes, per_prefix=True, block_size=block_size)
+    assert int(weights.sum()) == 3 * TOTAL[12]
 
 
 def test_empty_prefix_set():
     from gpuqueens.problems.nqueens.gpu import count_prefixes_gpu
 
     empty = enumerate_prefixes(10, 4).take(np.zeros(0, dtype=np.intp))
-    assert count_prefixes_gpu(empty) == (0, 0)
-    totals, uniques = count_prefixes_gpu(empty, per_prefix=True)
-    assert totals.size == uniques.size == 0
+    assert count_prefixes_gpu(empty) == 0
+    assert count_prefixes_gpu(empty, per_prefix=True).size == 0
 
 
 def test_instrumented_build_counts_nodes():
     from gpuqueens.problems.nqueens.gpu import sum_prefixes_gpu
 
-    total, unique, nodes = sum_prefixes_gpu(enumerate_prefixes(10, 4), count_nodes=True)
-    assert (total, unique) == (TOTAL[10], UNIQUE[10])
-    assert nodes > unique
+    weight, nodes = sum_prefixes_gpu(enumerate_prefixes(10, 4), count_nodes=True)
+    assert weight == 3 * TOTAL[10]
+    assert nodes > TOTAL[10] // 8
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [22, 23])
+def test_large_boards_match_oeis(n):
+    import gpuqueens
+
+    result = gpuqueens.nqueens(n, backend="gpu", progress=False)
+    assert (result.total, result.unique) == (TOTAL[n], UNIQUE[n])

@@ -73,10 +73,10 @@ def test_public_api_on_the_gpu_path(fake_gpu, n):
 @pytest.mark.parametrize("n,mark", [(8, 2), (10, 3), (11, 6), (12, 4)])
 def test_sums_over_several_batches(fake_gpu, monkeypatch, n, mark):
     # small batches: several launches add into one block-sum buffer, the last one with a
-    # smaller grid than the buffer was sized for
+    # smaller grid than the buffer was sized for; each launch gets a fresh prefix counter
     prefixes = enumerate_prefixes(n, mark)
     monkeypatch.setattr(gpu, "BATCH_PREFIXES", max(1, len(prefixes) // 3 - 1))
-    assert gpu.count_prefixes_gpu(prefixes, block_size=32, waves=1) == count_prefixes_cpu(prefixes)
+    assert gpu.count_prefixes_gpu(prefixes, block_size=32) == count_prefixes_cpu(prefixes) == 3 * total(n)
     launches = gpu._module(False).get_function("nqueens_count").launches
     assert len(launches) >= 3
 
@@ -85,42 +85,65 @@ def test_sums_over_several_batches(fake_gpu, monkeypatch, n, mark):
 def test_per_prefix_counts_match_numpy(fake_gpu, monkeypatch, seed):
     n, mark, prefixes = random_prefix_subset(seed, max_size=400, sizes=(6, 13))
     monkeypatch.setattr(gpu, "BATCH_PREFIXES", 97)
-    got = gpu.count_prefixes_gpu(prefixes, per_prefix=True, block_size=64)
-    want = count_prefixes_cpu(prefixes, per_prefix=True)
-    assert all(np.array_equal(a, b) for a, b in zip(got, want))
+    split = seed % (min(2, n - 1 - mark) + 1)
+    got = gpu.count_prefixes_gpu(prefixes, per_prefix=True, block_size=64, split=split)
+    np.testing.assert_array_equal(got, count_prefixes_cpu(prefixes, per_prefix=True))
+    # the summing kernel, whose threads share the work items through the counter, agrees
+    assert gpu.count_prefixes_gpu(prefixes, block_size=32, split=split) == int(got.sum())
 
 
 def test_node_counting_build(fake_gpu):
     prefixes = enumerate_prefixes(10, 3)
-    total10, unique10, nodes = gpu.sum_prefixes_gpu(prefixes, count_nodes=True)
-    assert (total10, unique10) == (total(10), unique(10))
+    weight, nodes = gpu.sum_prefixes_gpu(prefixes, count_nodes=True)
+    assert weight == 3 * total(10)
     # nodes do not depend on how the prefixes are spread over threads
-    assert gpu.sum_prefixes_gpu(prefixes, count_nodes=True, block_size=256, waves=1)[2] == nodes > 0
+    assert gpu.sum_prefixes_gpu(prefixes, count_nodes=True, block_size=256)[1] == nodes > 0
 
 
 def test_large_stacks_opt_in_to_more_shared_memory(fake_gpu):
     kernel = gpu._module(False).get_function("nqueens_count")
-    shared = gpu._prepare_kernel(kernel, 20, 2, 1024)  # 136 bytes a thread: 136 KiB a block
-    assert shared == 1024 * gpu.stack_bytes_per_thread(20, 2) > 48 * 1024
+    shared = gpu._prepare_kernel(kernel, 20, 2, 256)  # 356 bytes a thread: 89 KiB a block
+    assert shared == 256 * gpu.stack_bytes_per_thread(20, 2) > 48 * 1024
     assert kernel.max_dynamic_shared_size_bytes == shared
     with pytest.raises(ValueError, match="shared memory"):
-        gpu._prepare_kernel(kernel, 32, 2, 1024)  # 232 KiB: beyond the opt-in limit
+        gpu._prepare_kernel(kernel, 32, 2, 1024)  # 596 KiB: beyond the opt-in limit
+
+
+def test_automatic_split_on_the_gpu_path(fake_gpu, monkeypatch):
+    # a small target makes the device split rows even for a small board: same weight
+    monkeypatch.setattr(gpu, "TARGET_ITEMS", 10 ** 6)
+    monkeypatch.setattr(gpu, "MIN_ROWS_BELOW", 3)
+    prefixes = enumerate_prefixes(10, 3)
+    assert gpu.choose_split(10, 3, len(prefixes)) == 2
+    assert gpu.count_prefixes_gpu(prefixes) == 3 * total(10)
+    with pytest.raises(ValueError, match="split"):
+        gpu.count_prefixes_gpu(prefixes, split=7)
 
 
 def test_the_fake_rejects_a_wrong_argument_type(fake_gpu):
     # the fake is strict: a Python int where the kernel takes a 32-bit int must not pass
     kernel = gpu._module(False).get_function("nqueens_count")
     sums = fake_gpu.zeros(2, dtype=np.uint64)
-    arrays = [fake_gpu.zeros(1, dtype=t) for t in (np.uint32,) * 3 + (np.uint8,) * 3]
+    records, counter = fake_gpu.zeros(4, dtype=np.uint32), fake_gpu.zeros(1, dtype=np.uint64)
+    head = (np.int32(8), np.int32(2), np.int32(0))
+    shared = 32 * gpu.stack_bytes_per_thread(8, 2)
+    kernel((1,), (32,), (*head, np.int64(0), records, counter, sums), shared_mem=shared)
     with pytest.raises(LaunchError, match="argument 0"):
-        kernel((1,), (32,), (8, np.int32(2), np.int64(0), *arrays, sums), shared_mem=32 * 40)
+        kernel((1,), (32,), (8, *head[1:], np.int64(0), records, counter, sums), shared_mem=shared)
+    with pytest.raises(LaunchError, match="argument 4"):
+        kernel((1,), (32,), (*head, np.int64(0), counter, counter, sums), shared_mem=shared)
+    with pytest.raises(LaunchError, match="split"):
+        kernel((1,), (32,), (*head[:2], np.int32(6), np.int64(0), records, counter, sums), shared_mem=shared)
+    with pytest.raises(LaunchError, match="counter"):
+        counter[0] = 5  # a counter left over from an earlier launch
+        kernel((1,), (32,), (*head, np.int64(1), records, counter, sums), shared_mem=shared)
 
 
 def test_gpu_run_interrupted_and_resumed_on_the_cpu(fake_gpu, monkeypatch, tmp_path):
     # a multi-unit GPU plan (as for n >= 20) on a small board: each unit's prefixes are
     # expanded before the launch; the run dies after two units and the CPU finishes it
     monkeypatch.setitem(plan.FIRST_SPLIT_N, "gpu", 10)
-    monkeypatch.setattr(plan, "GPU_TARGET_PREFIXES", 200)
+    monkeypatch.setattr(plan, "GPU_TARGET_PREFIXES", 200 * 11 ** 2)
     monkeypatch.setattr(plan, "GPU_MIN_TAIL_ROWS", 3)
     real, calls = gpu.count_prefixes_gpu, []
 

@@ -2,9 +2,10 @@
 
 nvcc compiles the kernel for sm_90 (errors, warnings, register and spill report), and builds
 tests/native/nqueens_host_main.cu, which runs the kernel's ``__host__ __device__`` subtree
-search on the CPU. Its counts must match OEIS when summed over all prefixes and the NumPy
-search (``count_prefixes_cpu``) prefix by prefix, and a small pure-Python reading of
-docs/nqueens-method.md on deep prefixes of large boards (up to n = 32).
+search on the CPU. Its prefix weights (3 × the solutions below each prefix) must give the
+OEIS counts when summed over all prefixes (with the symmetric search, by Burnside's lemma),
+match the NumPy search (``count_prefixes_cpu``) prefix by prefix, and a small pure-Python
+reading of docs/nqueens-method.md on deep prefixes of large boards (up to n = 32).
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ import numpy as np
 import pytest
 from prefix_samples import random_prefix_subset
 
+from gpuqueens.problems.nqueens.plan import combine
 from gpuqueens.problems.nqueens.prefixes import Prefixes, enumerate_prefixes
+from gpuqueens.problems.nqueens.symmetric import count_symmetric
 
 pytestmark = [
     pytest.mark.nvcc,
@@ -28,7 +31,7 @@ pytestmark = [
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL = ROOT / "kernels" / "nqueens.cu"
 HARNESS = ROOT / "tests" / "native" / "nqueens_host_main.cu"
-PREFIX_MAGIC = b"NQPREF1\0"
+PREFIX_MAGIC = b"NQPREF2\0"
 
 # OEIS A000170 (all solutions) and A002562 (symmetry classes), index n.
 from oeis import A000170, A002562
@@ -55,27 +58,23 @@ def host_harness(tmp_path_factory) -> Path:
 
 def write_prefix_file(path: Path, prefixes) -> None:
     """Write prefixes in the harness's input format (see nqueens_host_main.cu)."""
-    count = len(prefixes.left)
     with open(path, "wb") as f:
         f.write(PREFIX_MAGIC)
         f.write(np.array([prefixes.n, prefixes.mark], dtype="<u4").tobytes())
-        f.write(np.array([count], dtype="<u8").tobytes())
-        for masks in (prefixes.left, prefixes.down, prefixes.right):
-            f.write(np.ascontiguousarray(masks, dtype="<u4").tobytes())
-        for small in (prefixes.b1, prefixes.corner, prefixes.cols):
-            f.write(np.ascontiguousarray(small, dtype=np.uint8).tobytes())
+        f.write(np.array([len(prefixes)], dtype="<u8").tobytes())
+        f.write(prefixes.records().astype("<u4").tobytes())
 
 
-def harness_counts(binary: Path, prefixes, workdir: Path) -> tuple[np.ndarray, np.ndarray]:
-    """Per-prefix (totals, uniques) from the kernel's search run on the host."""
-    src, dst = workdir / "prefixes.bin", workdir / "counts.bin"
+def harness_weights(binary: Path, prefixes, workdir: Path, split: int = 0) -> np.ndarray:
+    """Per-prefix weights from the kernel's search run on the host, each prefix cut into
+    work items by ``split`` rows as on the device."""
+    src, dst = workdir / "prefixes.bin", workdir / "weights.bin"
     write_prefix_file(src, prefixes)
-    result = subprocess.run([str(binary), str(src), str(dst)], capture_output=True, text=True)
+    result = subprocess.run([str(binary), str(src), str(dst), str(split)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    counts = np.fromfile(dst, dtype="<u8").astype(np.int64)
-    count = len(prefixes.left)
-    assert counts.shape == (2 * count,)
-    return counts[:count], counts[count:]
+    weights = np.fromfile(dst, dtype="<u8").astype(np.int64)
+    assert weights.shape == (len(prefixes),)
+    return weights
 
 
 # --- compile checks ----------------------------------------------------------------------
@@ -120,15 +119,15 @@ def _marks(n: int) -> list[int]:
 @pytest.mark.parametrize("n", range(4, 13))
 def test_all_prefixes_sum_to_oeis(host_harness, tmp_path, n):
     for mark in _marks(n):
-        prefixes = enumerate_prefixes(n, mark)
-        totals, uniques = harness_counts(host_harness, prefixes, tmp_path)
-        assert (int(totals.sum()), int(uniques.sum())) == (TOTAL[n], UNIQUE[n]), f"n={n} mark={mark}"
+        for split in range(min(2, n - 1 - mark) + 1):
+            weights = harness_weights(host_harness, enumerate_prefixes(n, mark), tmp_path, split)
+            counts = combine({"u0": (int(weights.sum()), 0, 0), "sym": (0, *count_symmetric(n))})
+            assert counts == (TOTAL[n], UNIQUE[n]), f"n={n} mark={mark} split={split}"
 
 
 def test_harness_accepts_an_empty_prefix_set(host_harness, tmp_path):
     empty = enumerate_prefixes(8, 3).take(np.zeros(0, dtype=np.intp))
-    totals, uniques = harness_counts(host_harness, empty, tmp_path)
-    assert totals.size == 0 and uniques.size == 0
+    assert harness_weights(host_harness, empty, tmp_path).size == 0
 
 
 # --- prefix by prefix against the NumPy search -------------------------------------------
@@ -139,10 +138,10 @@ def test_per_prefix_counts_match_numpy_search(host_harness, tmp_path, seed):
     from gpuqueens.problems.nqueens.cpu import count_prefixes_cpu
 
     n, mark, subset = random_prefix_subset(seed, 400)
-    totals, uniques = harness_counts(host_harness, subset, tmp_path)
-    cpu_totals, cpu_uniques = count_prefixes_cpu(subset, per_prefix=True)
-    np.testing.assert_array_equal(totals, cpu_totals, err_msg=f"totals n={n} mark={mark}")
-    np.testing.assert_array_equal(uniques, cpu_uniques, err_msg=f"uniques n={n} mark={mark}")
+    split = seed % (min(2, n - 1 - mark) + 1)  # the items of a prefix add up to its weight
+    weights = harness_weights(host_harness, subset, tmp_path, split)
+    np.testing.assert_array_equal(weights, count_prefixes_cpu(subset, per_prefix=True),
+                                  err_msg=f"n={n} mark={mark} split={split}")
 
 
 # --- deep prefixes of large boards (n up to 32) against a plain reading of the spec ---------
@@ -174,36 +173,27 @@ def _bits(value: int) -> list[int]:
     return [k for k in range(value.bit_length()) if value >> k & 1]
 
 
-def _leaf_counts(pos: list[int], b1: int, corner: bool) -> tuple[int, int]:
-    """(total, unique) a leaf adds: 8/1 in case C, the rotation test in case S."""
+def _leaf_weight(pos: list[int], b1: int, corner: bool) -> int:
+    """Weight of a leaf: 24 in case C; 24/k in case S, k = edge queens at corner distance B1."""
     if corner:
-        return 8, 1
+        return 24
     n = len(pos)
-    inv = [0] * n
-    for row, col in enumerate(pos):
-        inv[col] = row
-    r90 = [n - 1 - inv[i] for i in range(n)]
-    r180 = [n - 1 - pos[n - 1 - i] for i in range(n)]
-    r270 = [inv[n - 1 - i] for i in range(n)]
-    if any(rot < pos for rot in (r90, r180, r270)):
-        return 0, 0
-    return (2 if r90 == pos else 4 if r180 == pos else 8), 1
+    b2 = n - 1 - b1
+    k = 1 + (pos[b2] == 0) + (pos[b1] == n - 1) + (pos[n - 1] == b2)
+    return 24 // k
 
 
-def _reference_counts(n: int, cols: list[int], b1: int, corner: bool) -> tuple[int, int]:
-    """Count the subtree below a prefix by plain recursion over Python ints."""
+def _reference_weight(n: int, cols: list[int], b1: int, corner: bool) -> int:
+    """Weigh the subtree below a prefix by plain recursion over Python ints."""
     left = down = right = 0
     for col in cols:
         left, down, right = _place(n, left, down, right, col)
 
-    def below(row: int, left: int, down: int, right: int, pos: list[int]) -> tuple[int, int]:
+    def below(row: int, left: int, down: int, right: int, pos: list[int]) -> int:
         if row == n:
-            return _leaf_counts(pos, b1, corner)
-        total = unique = 0
-        for col in _bits(_free(n, row, left, down, right, b1, corner)):
-            t, u = below(row + 1, *_place(n, left, down, right, col), pos + [col])
-            total, unique = total + t, unique + u
-        return total, unique
+            return _leaf_weight(pos, b1, corner)
+        return sum(below(row + 1, *_place(n, left, down, right, col), pos + [col])
+                   for col in _bits(_free(n, row, left, down, right, b1, corner)))
 
     return below(len(cols), left, down, right, list(cols))
 
@@ -253,12 +243,9 @@ def test_deep_prefixes_of_large_boards(host_harness, tmp_path, n):
     rng = np.random.default_rng(n)
     mark = n - 9
     rows = [_random_prefix(n, mark, rng) for _ in range(40)]
-    prefixes = _prefix_set(n, mark, rows)
-    totals, uniques = harness_counts(host_harness, prefixes, tmp_path)
-    expected = np.array([_reference_counts(n, *row) for row in rows], dtype=np.int64).reshape(-1, 2)
-    np.testing.assert_array_equal(totals, expected[:, 0])
-    np.testing.assert_array_equal(uniques, expected[:, 1])
-    assert totals.sum() > 0  # the subtrees are not all empty
+    weights = harness_weights(host_harness, _prefix_set(n, mark, rows), tmp_path, split=n % 3)
+    np.testing.assert_array_equal(weights, [_reference_weight(n, *row) for row in rows])
+    assert weights.sum() > 0  # the subtrees are not all empty
 
 
 @pytest.mark.parametrize("n", [16, 32])
@@ -268,16 +255,83 @@ def test_deep_prefixes_match_numpy_search(host_harness, tmp_path, n):
     rng = np.random.default_rng(1000 + n)
     mark = n - 8
     prefixes = _prefix_set(n, mark, [_random_prefix(n, mark, rng) for _ in range(60)])
-    totals, uniques = harness_counts(host_harness, prefixes, tmp_path)
-    cpu_totals, cpu_uniques = count_prefixes_cpu(prefixes, per_prefix=True)
-    np.testing.assert_array_equal(totals, cpu_totals)
-    np.testing.assert_array_equal(uniques, cpu_uniques)
+    weights = harness_weights(host_harness, prefixes, tmp_path)
+    np.testing.assert_array_equal(weights, count_prefixes_cpu(prefixes, per_prefix=True))
+
+
+def test_rare_leaf_weights_are_exercised(host_harness, tmp_path):
+    """Leaves with k = 2, 3 and 4 (weights 12, 8, 6) occur, and agree with the reference."""
+    n, mark = 12, 6
+    prefixes = enumerate_prefixes(n, mark)
+    side = np.flatnonzero(prefixes.corner == 0)
+    weights = harness_weights(host_harness, prefixes.take(side), tmp_path)
+    # a prefix weight not a multiple of 24 holds a leaf with k > 1
+    assert (weights % 24 != 0).sum() > 0
+    sample = side[weights % 24 != 0][:30]
+    rows = [(list(map(int, prefixes.cols[i])), int(prefixes.b1[i]), False) for i in sample]
+    np.testing.assert_array_equal(harness_weights(host_harness, prefixes.take(sample), tmp_path),
+                                  [_reference_weight(n, *row) for row in rows])
+
+
+@pytest.fixture(scope="session")
+def node_harness(tmp_path_factory) -> Path:
+    """The host harness built with -DNQ_COUNT_NODES, once per session."""
+    binary = tmp_path_factory.mktemp("nqueens_nodes") / "nqueens_nodes"
+    result = _nvcc("-O2", "-std=c++17", "-DNQ_COUNT_NODES", "-o", str(binary), str(HARNESS))
+    assert result.returncode == 0, result.stderr
+    return binary
+
+
+@pytest.mark.parametrize("split", [1, 2])
+def test_split_items_keep_the_node_count(node_harness, tmp_path, split):
+    """The instrumented build counts every node once, however the prefixes are cut into items."""
+    binary = node_harness
+    prefixes = enumerate_prefixes(11, 4)
+    counts = []
+    for s in (0, split):
+        src, dst = tmp_path / "p.bin", tmp_path / "w.bin"
+        write_prefix_file(src, prefixes)
+        subprocess.run([str(binary), str(src), str(dst), str(s)], check=True)
+        counts.append(np.fromfile(dst, dtype="<u8").reshape(2, -1))
+    np.testing.assert_array_equal(counts[0], counts[1])  # weights and nodes, prefix by prefix
+    assert counts[0][1].sum() > 0
 
 
 def test_plain_search_mode_counts_every_solution(host_harness, tmp_path):
-    """corner=1, b1=0 turns every rule off: the subtree counts all solutions, 8 per leaf."""
+    """corner=1, b1=0 turns every rule off: the subtree holds all solutions, 24 per leaf."""
     n, mark = 8, 2
     rows = [([a, b], 0, True) for a in range(n) for b in range(n) if abs(a - b) > 1]
-    totals, uniques = harness_counts(host_harness, _prefix_set(n, mark, rows), tmp_path)
-    assert int(uniques.sum()) == TOTAL[n]
-    assert int(totals.sum()) == 8 * TOTAL[n]
+    weights = harness_weights(host_harness, _prefix_set(n, mark, rows), tmp_path)
+    assert int(weights.sum()) == 24 * TOTAL[n]
+
+
+# --- the warp model in bench/ runs the kernel's loop ------------------------------------
+
+
+def test_warp_model_replays_the_kernel_loop(tmp_path):
+    """bench/simt_model.py replays the v3 loop and ygch's loop and gives sane figures."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import simt_model
+
+    binary = simt_model.build(tmp_path)
+    v3 = simt_model.run_v3(binary, tmp_path, 11, 4, 1, threads=64)
+    ygch = simt_model.run_ygch(binary, 11, 4, 1, threads=64)
+    for r in (v3, ygch):
+        assert 1 <= r["active_lanes"] <= 32 and r["tail"] >= 1 and r["nodes"] > 0
+        assert simt_model.bound_cycles_per_node(r) > 0
+    # a warp step of the main path issues the whole main block for at most 32 nodes
+    assert v3["issued_per_node"] >= simt_model.V3_COSTS["main"] / 32
+
+
+def test_plot_reads_the_side_by_side_rows():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import plot_times
+
+    rows = [{"n": 18, "gpuqueens_s": 0.1, "seed_s": None, "ygch_s": 0.3},
+            {"n": 19, "gpuqueens_s": 0.4, "seed_s": 7.6, "ygch_s": None}]
+    assert plot_times.series(rows, "gpuqueens_s") == ([18, 19], [0.1, 0.4])
+    assert plot_times.series(rows, "seed_s") == ([19], [7.6])

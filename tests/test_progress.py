@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import io
 import sys
+import warnings
 
 import pytest
 
+from gpuqueens import progress as progress_module
 from gpuqueens.progress import Progress, progress_enabled
 from gpuqueens.runner import WorkUnit, run_units
 
@@ -55,8 +57,39 @@ def test_resumed_run_starts_the_bar_at_the_finished_units(capsys, tmp_path):
 def test_without_tqdm_progress_is_silent(capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "tqdm", None)  # makes "import tqdm..." fail
     monkeypatch.setitem(sys.modules, "tqdm.auto", None)
-    assert run_units(UNITS, solve, job=JOB, progress=True)["u4"] == (6, 4)
+    monkeypatch.setattr(progress_module, "_warned_no_tqdm", False)
+    with pytest.warns(UserWarning, match=r'tqdm.*pip install "gpuqueens\[progress\]"'):
+        assert run_units(UNITS, solve, job=JOB, progress=True)["u4"] == (6, 4)
     assert capsys.readouterr() == ("", "")
+
+
+def test_without_tqdm_the_hint_is_said_once(monkeypatch):
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    monkeypatch.setattr(progress_module, "_warned_no_tqdm", False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            run_units(UNITS, solve, job=JOB, progress=True)
+        run_units(UNITS, solve, job=JOB, progress=None)  # not asked for: no hint
+    assert len(caught) == 1 and "pip install" in str(caught[0].message)
+
+
+def test_no_hint_when_no_bar_is_asked_for(monkeypatch):
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    monkeypatch.setattr(progress_module, "_warned_no_tqdm", False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run_units(UNITS, solve, job=JOB, progress=False)
+        run_units(UNITS, solve, job=JOB, progress=None)
+
+
+@pytest.mark.parametrize("bad", ["no", "off", 1, 0.0, "False"])
+def test_progress_must_be_a_bool_or_none(bad, capsys):
+    with pytest.raises(TypeError, match="progress must be True, False or None"):
+        progress_enabled(bad)
+    with pytest.raises(TypeError, match="progress must be True, False or None"):
+        run_units(UNITS, solve, job=JOB, progress=bad)
+    assert capsys.readouterr() == ("", "")  # no bar was drawn
 
 
 class FakeTerminal(io.StringIO):

@@ -124,7 +124,7 @@ def test_resume_solves_only_the_missing_units(tmp_path):
 
     with pytest.raises(ArithmeticError, match="boom") as info:
         run_units(units, fails_at_u010, job=JOB, checkpoint=path, progress=False)
-    assert any("u010" in note for note in getattr(info.value, "__notes__", ["u010"]))
+    assert any("u010" in note for note in info.value.__notes__)  # on every Python (3.10 too)
 
     solved = []
 
@@ -132,10 +132,13 @@ def test_resume_solves_only_the_missing_units(tmp_path):
         solved.append(payload.start // 7)
         return toy_solve(payload)
 
-    assert run_units(units, counting, job=JOB, checkpoint=path, progress=False) == expected(units)
+    # recheck=0: only the units the ledger lacks (the re-check has tests of its own)
+    assert run_units(units, counting, job=JOB, checkpoint=path, progress=False,
+                     recheck=0) == expected(units)
     assert sorted(solved) == list(range(10, 40))
     solved.clear()
-    assert run_units(units, counting, job=JOB, checkpoint=path, progress=False) == expected(units)
+    assert run_units(units, counting, job=JOB, checkpoint=path, progress=False,
+                     recheck=0) == expected(units)
     assert solved == []  # everything came from the ledger
 
 

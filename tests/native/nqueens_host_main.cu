@@ -1,18 +1,19 @@
-// Host harness for kernels/nqueens.cu: runs the kernel's __host__ __device__ subtree search
-// on the CPU, one prefix at a time, so the kernel logic can be tested without a GPU.
+// Host harness for kernels/nqueens.cu: runs the kernel's __host__ __device__ search on the
+// CPU, so the kernel logic can be tested without a GPU.
 //
-//   nqueens_host_main PREFIXES_IN COUNTS_OUT
+//   nqueens_host_main PREFIXES_IN WEIGHTS_OUT [SPLIT]
 //
+// SPLIT (0, 1 or 2, default 0): the work items cut each prefix into, as in the kernel.
 // PREFIXES_IN (little-endian, no padding):
-//   char[8] "NQPREF1\0" | uint32 n | uint32 mark | uint64 P
-//   | uint32 left[P] | uint32 down[P] | uint32 right[P] | uint8 b1[P] | uint8 corner[P]
-//   | uint8 cols[P * mark]  (row-major: prefix p's columns are cols[p*mark .. p*mark+mark-1])
-// COUNTS_OUT:
-//   uint64 totals[P] | uint64 uniques[P]   (and uint64 nodes[P] when built with -DNQ_COUNT_NODES)
+//   char[8] "NQPREF2\0" | uint32 n | uint32 mark | uint64 P
+//   | uint32 records[P * 4]   (left, down, right, rule word of each prefix, as the kernel reads them)
+// WEIGHTS_OUT:
+//   uint64 weights[P]   (and uint64 nodes[P] when built with -DNQ_COUNT_NODES)
 //
 // Exit status 0 on success, 2 on a usage or file-format error.
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -20,26 +21,14 @@
 
 namespace {
 
-const char kMagic[8] = {'N', 'Q', 'P', 'R', 'E', 'F', '1', '\0'};
+const char kMagic[8] = {'N', 'Q', 'P', 'R', 'E', 'F', '2', '\0'};
 
 struct PrefixFile {
     unsigned n = 0;
     unsigned mark = 0;
     unsigned long long count = 0;
-    std::vector<nq_u32> left, down, right;
-    std::vector<unsigned char> b1, corner, cols;
+    std::vector<nq_u32> records;
 };
-
-template <typename T>
-bool read_array(std::FILE* f, std::vector<T>& out, unsigned long long size) {
-    out.resize(size);
-    return size == 0 || std::fread(out.data(), sizeof(T), size, f) == size;
-}
-
-template <typename T>
-bool write_array(std::FILE* f, const std::vector<T>& data) {
-    return data.empty() || std::fwrite(data.data(), sizeof(T), data.size(), f) == data.size();
-}
 
 bool read_prefixes(const char* path, PrefixFile& file) {
     std::FILE* f = std::fopen(path, "rb");
@@ -49,21 +38,27 @@ bool read_prefixes(const char* path, PrefixFile& file) {
               std::fread(&file.n, 4, 1, f) == 1 && std::fread(&file.mark, 4, 1, f) == 1 &&
               std::fread(&file.count, 8, 1, f) == 1;
     ok = ok && file.n >= 4 && file.n <= NQ_MAX_N && file.mark >= 2 && file.mark <= file.n - 1;
-    const unsigned long long p = file.count;
-    ok = ok && read_array(f, file.left, p) && read_array(f, file.down, p) &&
-         read_array(f, file.right, p) && read_array(f, file.b1, p) &&
-         read_array(f, file.corner, p) && read_array(f, file.cols, p * file.mark);
+    if (ok) {
+        const unsigned long long words = file.count * NQ_RECORD_WORDS;
+        file.records.resize(words);
+        ok = words == 0 || std::fread(file.records.data(), 4, words, f) == words;
+    }
     std::fclose(f);
     return ok;
+}
+
+bool write_array(std::FILE* f, const std::vector<nq_u64>& data) {
+    return data.empty() || std::fwrite(data.data(), sizeof(nq_u64), data.size(), f) == data.size();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 3) {
-        std::fprintf(stderr, "usage: %s PREFIXES_IN COUNTS_OUT\n", argv[0]);
+    if (argc != 3 && argc != 4) {
+        std::fprintf(stderr, "usage: %s PREFIXES_IN WEIGHTS_OUT [SPLIT]\n", argv[0]);
         return 2;
     }
+    const int split = argc == 4 ? std::atoi(argv[3]) : 0;
     PrefixFile in;
     if (!read_prefixes(argv[1], in)) {
         std::fprintf(stderr, "%s: cannot read a valid prefix file\n", argv[1]);
@@ -71,34 +66,35 @@ int main(int argc, char** argv) {
     }
     const int n = (int)in.n;
     const int mark = (int)in.mark;
-    std::vector<nq_u64> totals(in.count), uniques(in.count);
+    if (split < 0 || split > 2 || mark + split > n - 1) {
+        std::fprintf(stderr, "split %d does not fit n=%d mark=%d\n", split, n, mark);
+        return 2;
+    }
+    std::vector<nq_u64> weights(in.count);
+    nq_u32 memory[5 * NQ_MAX_N];  // at least nq_thread_words(n, mark + split)
+    const NqMemory mem = nq_thread_memory(memory, n, mark + split, 0);
 #ifdef NQ_COUNT_NODES
+    // node counts are only summed by a worker: count prefix by prefix here
     std::vector<nq_u64> nodes(in.count);
-#endif
-    nq_u32 stack[2 * NQ_MAX_N];
-    const NqPrefixes set = {n, mark, (long long)in.count, in.left.data(), in.down.data(),
-                            in.right.data(), in.cols.data(), in.b1.data(), in.corner.data()};
-#ifdef NQ_COUNT_NODES
-    // node counts are only summed by the worker loop: count prefix by prefix here
     for (unsigned long long p = 0; p < in.count; ++p) {
-        const NqPrefixes one = {n, mark, 1, &in.left[p], &in.down[p], &in.right[p],
-                                &in.cols[p * in.mark], &in.b1[p], &in.corner[p]};
-        const NqEachOut each = {&totals[p], &uniques[p]};
-        nodes[p] = nq_count_prefixes(one, 0, 1, stack, 1, each).nodes;
+        const NqPrefixes one = nq_prefixes(n, mark, split, 1, &in.records[p * NQ_RECORD_WORDS]);
+        nq_u64 counter = 0;
+        nodes[p] = nq_run_thread(one, &counter, mem, &weights[p]).nodes;
     }
 #else
-    // one worker over all prefixes, as a GPU thread runs it (step 1 instead of the grid size)
-    const NqEachOut each = {totals.data(), uniques.data()};
-    nq_count_prefixes(set, 0, 1, stack, 1, each);
+    // one worker over all prefixes, as a GPU thread runs it when it is alone in the grid
+    const NqPrefixes set = nq_prefixes(n, mark, split, (long long)in.count, in.records.data());
+    nq_u64 counter = 0;
+    nq_run_thread(set, &counter, mem, weights.data());
 #endif
     std::FILE* f = std::fopen(argv[2], "wb");
-    bool ok = f && write_array(f, totals) && write_array(f, uniques);
+    bool ok = f && write_array(f, weights);
 #ifdef NQ_COUNT_NODES
     ok = ok && write_array(f, nodes);
 #endif
     if (f) ok = (std::fclose(f) == 0) && ok;
     if (!ok) {
-        std::fprintf(stderr, "%s: cannot write the counts\n", argv[2]);
+        std::fprintf(stderr, "%s: cannot write the weights\n", argv[2]);
         return 2;
     }
     return 0;

@@ -3,47 +3,59 @@
 // Built as a shared library and called through ctypes by tests/fake_cupy.py, which stands in
 // for CuPy so that the Python launch code (gpuqueens/problems/nqueens/gpu.py: batches,
 // arguments, grid sizes, block sums) runs unchanged. Each function keeps the kernel's launch
-// contract: thread t of the grid takes prefixes t, t + threads, ...; `nqueens_count` adds every
-// block's sums to block_sums[NQ_SUM_WORDS * block + k]; `nqueens_count_each` writes one
-// (total, unique) per prefix. The search is the kernel's own __host__ __device__ function;
-// only the block reduction (warp shuffles, shared memory) is replaced by a plain loop, so it is
-// the launch contract, not the device reduction, that these tests check.
+// contract: every thread of the grid takes prefixes from the shared counter until none is
+// left; `nqueens_count` adds every block's sums to block_sums[NQ_SUM_WORDS * block + k];
+// `nqueens_count_each` writes one weight per prefix. The threads run the kernel's own
+// __host__ __device__ worker, one loop iteration each in turn (round robin), so prefixes are
+// handed out interleaved across threads and blocks as on the device; only the block
+// reduction (warp shuffles, shared memory) is replaced by a plain loop, so it is the launch
+// contract, not the device reduction, that these tests check.
+
+#include <vector>
 
 #include "../../kernels/nqueens.cu"
 
-extern "C" int emulate_sum_words() { return NQ_SUM_WORDS; }
+namespace {
 
-extern "C" void emulate_nqueens_count(
-    int grid, int block, int n, int mark, long long count,
-    const nq_u32* left, const nq_u32* down, const nq_u32* right, const unsigned char* cols,
-    const unsigned char* b1, const unsigned char* corner, nq_u64* block_sums) {
-    const NqPrefixes set = {n, mark, count, left, down, right, cols, b1, corner};
-    const NqEachOut none = {0, 0};
-    const long long threads = (long long)grid * block;
-    nq_u32 stack[2 * NQ_MAX_N];
-    for (int b = 0; b < grid; ++b) {
-        NqCounts sums;
-        nq_clear(sums);
-        for (int t = 0; t < block; ++t) {
-            nq_add(sums, nq_count_prefixes(set, (long long)b * block + t, threads, stack, 1, none));
+void emulate(int grid, int block, int n, int mark, int split, long long count, const nq_u32* records,
+             nq_u64* counter, nq_u64* block_sums, nq_u64* each) {
+    const NqPrefixes set = nq_prefixes(n, mark, split, count, records);
+    const int threads = grid * block;
+    const int words = nq_thread_words(n, mark + split);
+    std::vector<nq_u32> memory((size_t)threads * words);
+    std::vector<NqWorker> workers(threads);
+    std::vector<int> live;
+    for (int t = 0; t < threads; ++t) {
+        const NqMemory m = nq_thread_memory(&memory[(size_t)t * words], n, mark + split, t);
+        workers[t].start(set, counter, m, each);
+        if (workers[t].next_item() != NQ_STEP_DONE) live.push_back(t);
+    }
+    while (!live.empty()) {  // one iteration of every live thread per round
+        size_t kept = 0;
+        for (const int t : live) {
+            if (workers[t].advance() != NQ_STEP_DONE) live[kept++] = t;
         }
-        block_sums[NQ_SUM_WORDS * b + 0] += sums.total;
-        block_sums[NQ_SUM_WORDS * b + 1] += sums.unique;
+        live.resize(kept);
+    }
+    if (!block_sums) return;
+    for (int t = 0; t < threads; ++t) {
+        const int b = t / block;
+        block_sums[NQ_SUM_WORDS * b + 0] += workers[t].sums.weight;
 #ifdef NQ_COUNT_NODES
-        block_sums[NQ_SUM_WORDS * b + 2] += sums.nodes;
+        block_sums[NQ_SUM_WORDS * b + 1] += workers[t].sums.nodes;
 #endif
     }
 }
 
-extern "C" void emulate_nqueens_count_each(
-    int grid, int block, int n, int mark, long long count,
-    const nq_u32* left, const nq_u32* down, const nq_u32* right, const unsigned char* cols,
-    const unsigned char* b1, const unsigned char* corner, nq_u64* totals, nq_u64* uniques) {
-    const NqPrefixes set = {n, mark, count, left, down, right, cols, b1, corner};
-    const NqEachOut each = {totals, uniques};
-    const long long threads = (long long)grid * block;
-    nq_u32 stack[2 * NQ_MAX_N];
-    for (long long t = 0; t < threads; ++t) {
-        nq_count_prefixes(set, t, threads, stack, 1, each);
-    }
+}  // namespace
+
+extern "C" void emulate_nqueens_count(int grid, int block, int n, int mark, int split, long long count,
+                                      const nq_u32* records, nq_u64* counter, nq_u64* block_sums) {
+    emulate(grid, block, n, mark, split, count, records, counter, block_sums, 0);
+}
+
+extern "C" void emulate_nqueens_count_each(int grid, int block, int n, int mark, int split,
+                                           long long count, const nq_u32* records, nq_u64* counter,
+                                           nq_u64* weights) {
+    emulate(grid, block, n, mark, split, count, records, counter, 0, weights);
 }

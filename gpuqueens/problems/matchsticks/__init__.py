@@ -5,7 +5,5 @@
 """
 
 from .api import MatchstickTable, matchstick_counts, matchstick_table, matchsticks
-from .join_units import round_units, solve_round_unit, table_rows_by_units
 
-__all__ = ["matchsticks", "matchstick_counts", "matchstick_table", "MatchstickTable",
-           "round_units", "solve_round_unit", "table_rows_by_units"]
+__all__ = ["matchsticks", "matchstick_counts", "matchstick_table", "MatchstickTable"]

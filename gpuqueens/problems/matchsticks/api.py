@@ -1,40 +1,53 @@
-"""The public matchstick functions: argument checks, backend choice, and the result table."""
+"""The public matchstick functions: argument checks, backend choice, up-front estimates, and
+the result table.
+
+Every call checks its arguments and estimates its memory and time from the sizes
+(:mod:`.costs`) before it builds anything: what cannot fit in memory is refused with a
+``ValueError``, what will take longer than about an hour is announced with a
+:class:`gpuqueens.LongRunWarning`.
+"""
 
 from __future__ import annotations
 
 import concurrent.futures
 import html
 import os
-from collections.abc import Iterable
+import warnings
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from ..._checks import check_int
-from ...backends import resolve_backend
+from ...ledger import check_checkpoint_path
+from ...runner import check_run_options
+from ...backends import BACKEND_ENV, BACKENDS, GPUFallbackWarning, resolve_backend
+from .costs import check_cost, exact_cost, table_cost, transfer_cost
 from .grid import check_grid, orient, square_count, stick_count
-from .join import JOIN_ENTRY_LIMIT, MAX_JOIN_SHORT_SIDE, table_rows_join
-from .join_units import table_rows_by_units
-from .squares import MAX_ENTRIES, MAX_EXACT_SHORT_SIDE, count_exact
-from .transfer import MAX_TRANSFER_SHORT_SIDE, count_by_removed
+from .sweep import MAX_EXACT_SHORT_SIDE, count_exact
+from .table import MAX_JOIN_SHORT_SIDE, table_rows
+from .transfer import MAX_GPU_TRANSFER_SHORT_SIDE, count_by_removed
 
 __all__ = ["matchsticks", "matchstick_counts", "matchstick_table", "MatchstickTable",
-           "MAX_CPU_TRANSFER_SHORT_SIDE"]
+           "MAX_CPU_TRANSFER_SHORT_SIDE", "square_tracking_backend"]
 
 #: On the CPU the dense transfer matrix is limited to h <= 13 (h = 13: ~1 GB per array and
-#: minutes); the GPU path goes to MAX_TRANSFER_SHORT_SIDE.
+#: minutes); the GPU path (evaluation points, kernels/matchsticks.cu) goes to
+#: MAX_GPU_TRANSFER_SHORT_SIDE.
 MAX_CPU_TRANSFER_SHORT_SIDE = 13
+#: The puzzle's S values, asked by default (as far as the grid has that many squares).
+DEFAULT_SQUARES = range(15)
 
 
 @dataclass(frozen=True)
 class MatchstickTable:
     """For each S: the fewest sticks R to remove so that exactly S squares survive in a valid
     configuration, and the number of ways; ``R is None`` (count 0) when no configuration has
-    exactly S squares.
+    exactly S squares. ``backend``: where it was computed.
 
     >>> table = matchstick_table(2, 2, squares=[0, 4, 5], backend="cpu")
     >>> table.rows
     ((0, 4, 4), (4, None, 0), (5, 0, 1))
-    >>> table[0]
-    (4, 4)
+    >>> table[0], table.backend
+    ((4, 4), 'cpu')
     >>> print(table)
     2×2 grid (12 sticks, 5 squares)
      S  fewest R  ways
@@ -54,7 +67,7 @@ class MatchstickTable:
                 return r, count
         raise KeyError(f"S={squares} was not computed for this table")
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[tuple[int, int | None, int]]:
         return iter(self.rows)
 
     def __len__(self) -> int:
@@ -81,22 +94,50 @@ class MatchstickTable:
                 f"<th>ways</th></tr>{body}</table>")
 
 
+def square_tracking_backend(backend: str | None, what: str) -> str:
+    """Where problems 2 and 3 run: on the CPU, the only place they have so far.
+
+    ``"auto"`` (the default) and ``"cpu"`` mean the CPU, without probing for a GPU.
+    ``"gpu"`` (as an argument or in ``GPUQUEENS_BACKEND``) runs on the CPU too, with a
+    :class:`gpuqueens.GPUFallbackWarning` that says so, so that code written for the GPU
+    gets its answer and learns where it was computed.
+
+    >>> square_tracking_backend("auto", "the puzzle table")
+    'cpu'
+    """
+    choice = backend if backend is not None else (os.environ.get(BACKEND_ENV) or "auto")
+    source = f"backend={backend!r}" if backend is not None else f"{BACKEND_ENV}={choice!r}"
+    if not isinstance(choice, str) or choice.lower() not in BACKENDS:
+        raise ValueError(f"{source} is not one of {', '.join(BACKENDS)}")
+    if choice.lower() == "gpu":
+        warnings.warn(f"{source}: {what} has no GPU version yet; it runs on the CPU",
+                      GPUFallbackWarning, stacklevel=3)
+    return "cpu"
+
+
 def _check_transfer_size(m: int, n: int, backend: str) -> None:
     h, _ = orient(m, n)
-    limit = MAX_TRANSFER_SHORT_SIDE if backend == "gpu" else MAX_CPU_TRANSFER_SHORT_SIDE
+    limit = MAX_GPU_TRANSFER_SHORT_SIDE if backend == "gpu" else MAX_CPU_TRANSFER_SHORT_SIDE
     if h > limit:
         raise ValueError(f"{m}×{n}: the transfer matrix on the {backend.upper()} is limited to a "
                          f"shorter side of {limit} (its state has 2^(h+2) rows); got {h}")
 
 
-def _xp(backend: str):
-    if backend == "gpu":
-        from .gpu import cupy_module
+def _counts(m: int, n: int, max_removed: int | None, backend: str) -> list[int]:
+    if backend == "gpu":  # the kernel, by evaluation points
+        from .gpu import count_by_removed_gpu
 
-        return cupy_module()
-    import numpy
+        return count_by_removed_gpu(m, n, max_removed)
+    return count_by_removed(m, n, max_removed)  # the faster method on the CPU (measured)
 
-    return numpy
+
+def _by_removed(m: int, n: int, top: int, backend: str) -> list[int]:
+    """Problem 1 for R = 0..top on a resolved backend, after the size checks and the
+    estimate."""
+    _check_transfer_size(m, n, backend)
+    h, w = orient(m, n)
+    check_cost(transfer_cost(h, w, top, backend), stacklevel=3)
+    return _counts(m, n, top, backend)
 
 
 def matchstick_counts(m: int, n: int, *, backend: str | None = None) -> list[int]:
@@ -110,9 +151,8 @@ def matchstick_counts(m: int, n: int, *, backend: str | None = None) -> list[int
     43
     """
     m, n = check_grid(m, n)
-    backend = resolve_backend(backend)
-    _check_transfer_size(m, n, backend)
-    return count_by_removed(m, n, xp=_xp(backend))
+    backend = resolve_backend(backend)  # here, so that its warning names the caller's line
+    return _by_removed(m, n, stick_count(m, n), backend)
 
 
 def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
@@ -120,43 +160,70 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     """Valid configurations with exactly ``removed`` sticks removed (and, if given, exactly
     ``squares`` surviving squares of any size).
 
+    With ``squares`` the count runs on the CPU (:func:`square_tracking_backend`).
+
     >>> matchsticks(10, 10, removed=2, backend="cpu")
     22278
-    >>> matchsticks(4, 4, removed=9, squares=0, backend="cpu")
+    >>> matchsticks(4, 4, removed=9, squares=0)
     16
     """
     m, n = check_grid(m, n)
     removed = check_int("removed", removed, low=0, high=stick_count(m, n))
-    backend = resolve_backend(backend)
     if squares is None:
-        _check_transfer_size(m, n, backend)
-        return count_by_removed(m, n, removed, xp=_xp(backend))[removed]
+        return _by_removed(m, n, removed, resolve_backend(backend))[removed]
     squares = check_int("squares", squares, low=0, high=square_count(m, n))
-    h, _ = orient(m, n)
+    square_tracking_backend(backend, "counting by squares")
+    h, w = orient(m, n)
     if h > MAX_EXACT_SHORT_SIDE:
         raise ValueError(f"{m}×{n}: counting by squares is limited to a shorter side of "
                          f"{MAX_EXACT_SHORT_SIDE} (its state grows ~30x per row); got {h}")
+    check_cost(exact_cost(h, w, removed, squares))
     return count_exact(m, n, removed=removed, squares=squares)
 
 
-def matchstick_table(m: int, n: int, squares: Iterable[int] = range(15), *,
+def _squares_asked(squares: Iterable[int] | None, m: int, n: int) -> list[int]:
+    """The S values asked, checked one by one as they are read (a range by its ends), so
+    that no huge request is built before it is refused."""
+    total = square_count(m, n)
+    if squares is None:
+        return list(range(min(len(DEFAULT_SQUARES), total + 1)))
+
+    def check(s: object) -> int:
+        s = check_int("squares", s, low=0)
+        if s > total:
+            raise ValueError(f"S={s} is more than the {total} squares of a {m}×{n} grid")
+        return s
+
+    if isinstance(squares, range) and len(squares):
+        check(min(squares[0], squares[-1]))
+        check(max(squares[0], squares[-1]))
+    wanted = {check(s) for s in squares}
+    if not wanted:
+        raise ValueError("squares must name at least one S")
+    return sorted(wanted)
+
+
+def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
                      backend: str | None = None,
                      checkpoint: str | os.PathLike[str] | None = None,
                      executor: concurrent.futures.Executor | None = None,
-                     progress: bool | None = None) -> MatchstickTable:
+                     progress: bool | None = None, recheck: int = 1) -> MatchstickTable:
     """The puzzle table: for each S, the fewest removals leaving exactly S squares, and the
     number of ways (valid configurations only).
 
-    The table comes from a meet-in-the-middle join at the centre column
-    (``docs/matchsticks.md``): 6×6 in a few seconds, 7×7 in about ten minutes and ~12 GB;
-    the shorter side is limited to 7. With ``checkpoint`` or ``executor`` the join runs as
-    work units through :func:`gpuqueens.runner.run_units`, one per centre stick pattern and
-    round: a checkpointed run can be killed and resumed (round k > 1 keeps its ledger in
-    ``checkpoint + ".round<k>"``), and the units can be spread over processes or a Dask
-    cluster (each worker process computes the round's half sweeps once). ``progress``
-    shows a bar in either case.
+    ``squares``: the S values, at most the grid's number of squares (default: S = 0..14,
+    as far as the grid has squares). The table comes from a meet-in-the-middle join at the
+    centre column (``docs/matchsticks.md``): 6×6 in a few seconds, 7×7 in about ten minutes
+    and ~12 GB; the shorter side is limited to 7. It runs on the CPU
+    (:func:`square_tracking_backend`), as work units through
+    :func:`gpuqueens.runner.run_units`, one per round of the join and centre stick pattern:
+    with ``checkpoint`` (one file) a killed run can be resumed, with ``executor`` the
+    units are spread over threads, processes or a Dask cluster (each worker process
+    computes a round's half sweeps once), and ``progress`` shows a bar per round.
+    ``recheck``: with a checkpoint, how many work units to solve again and compare, when
+    resuming and at the end (see :func:`gpuqueens.nqueens`; 0 turns it off).
 
-    >>> print(matchstick_table(1, 2, squares=range(3), backend="cpu"))
+    >>> print(matchstick_table(1, 2, backend="cpu"))
     1×2 grid (7 sticks, 2 squares)
      S  fewest R  ways
      0         1     1
@@ -164,25 +231,17 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] = range(15), *,
      2         0     1
     """
     m, n = check_grid(m, n)
-    total = square_count(m, n)
-    wanted = sorted({check_int("squares", s, low=0) for s in squares})
-    if not wanted:
-        raise ValueError("squares must name at least one S")
-    resolve_backend(backend)  # validates the choice; the table runs on the CPU (below)
+    recheck = check_run_options(executor=executor, progress=progress, recheck=recheck)
+    if checkpoint is not None:
+        checkpoint = check_checkpoint_path(checkpoint)
+    wanted = _squares_asked(squares, m, n)
+    backend = square_tracking_backend(backend, "the puzzle table")
     h, w = orient(m, n)
     if h > MAX_JOIN_SHORT_SIDE:
         raise ValueError(f"{m}×{n}: the table is limited to a shorter side of {MAX_JOIN_SHORT_SIDE} "
                          f"(7×7 takes ~10 minutes and ~12 GB of memory); got {h}")
-    possible = [s for s in wanted if s <= total]
-    limit = JOIN_ENTRY_LIMIT.get(h, MAX_ENTRIES)
-    if not possible:
-        found = []
-    elif checkpoint is not None or executor is not None:
-        found = table_rows_by_units(h, w, possible, checkpoint=checkpoint, executor=executor,
-                                    progress=progress, max_entries=limit)
-    else:
-        found = table_rows_join(h, w, possible, max_entries=limit, progress=progress)
-    rows = {s: (r, c) for s, r, c in found}
-    full = tuple((s, *rows.get(s, (None, 0))) for s in wanted)
-    # The sparse DP runs on the CPU on every backend (docs/matchsticks.md).
-    return MatchstickTable(m, n, full, "cpu")
+    check_cost(table_cost(h, w, wanted))
+    run = {"checkpoint": checkpoint, "executor": executor, "progress": progress,
+           "recheck": recheck}
+    rows = table_rows(h, w, wanted, run=run)
+    return MatchstickTable(m, n, tuple(rows), backend)

@@ -6,7 +6,7 @@ Relaxed problem: from a sweep position and a *small* state, what is the fewest f
 removals such that (a) every future point has degree != 1 and (b) at most X unit squares
 are completed in the future? Its answer ``f[σ, X]`` is a lower bound for the real problem.
 
-The small state σ is what the sweep of :mod:`.squares` knows about unit squares: the
+The small state σ is what the sweep of :mod:`.sweep` knows about unit squares: the
 frontier sticks ``H`` (h+1 bits), the stick from above ``up`` (1 bit) and one bit per row
 r for the open unit square whose bottom-left or top-left corner lies in the frontier
 (``G``, h bits) — 2^(2h+2) states, small enough for a dense backward min-plus DP.
@@ -18,28 +18,34 @@ r for the open unit square whose bottom-left or top-left corner lies in the fron
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-__all__ = ["UnitSquareBound", "INFINITE"]
-
-#: "Not reachable"; removals are at most E <= 2·8·9 < 255, stored as uint8.
-INFINITE = 255
+__all__ = ["UnitSquareBound", "unit_square_bound"]
 
 
 class UnitSquareBound:
     """``after(p)[σ, X]``: fewest removals after sweep point p (points numbered column-major).
 
-    X runs over 0..max_slack (clipped to h·w, where f stops changing).
+    X runs over 0..max_slack (clipped to h·w, where f stops changing). A value of
+    ``unreachable`` (E + 1, more than any removal count) marks a state that cannot finish.
+    The tables use the narrowest unsigned type that holds E + 1 (uint8 up to E = 254).
     """
 
     def __init__(self, h: int, w: int, max_slack: int):
         self.h, self.w = h, w
         self.max_slack = min(max_slack, h * w)
         self.states = 1 << (2 * h + 2)
+        self.unreachable = h * (w + 1) + w * (h + 1) + 1
+        self.dtype = np.min_scalar_type(self.unreachable)
+        # the backward step adds up to 2 lost sticks to a stored value: a signed type that
+        # holds unreachable + 2
+        self._work = np.min_scalar_type(-(self.unreachable + 3))
         width = self.max_slack + 1
         points = (h + 1) * (w + 1)
         tables: list[np.ndarray] = [np.empty(0)] * (points + 1)  # tables[p + 1] = after(p)
-        last = np.full((self.states, width), INFINITE, dtype=np.uint8)
+        last = np.full((self.states, width), self.unreachable, dtype=self.dtype)
         last[0] = 0  # the sweep ends with every frontier stick absent and nothing open
         tables[points] = last
         for p in range(points - 1, -1, -1):
@@ -67,7 +73,8 @@ class UnitSquareBound:
         units = sigma >> (h + 2)
         left = (frontier >> i) & 1
         has_down, has_right = i < h, j < w
-        best = np.full(following.shape, INFINITE, dtype=np.int16)
+        never, work = self.unreachable, self._work
+        best = np.full(following.shape, never, dtype=work)
         for right in (0, 1) if has_right else (0,):
             for down in (0, 1) if has_down else (0,):
                 valid = (left + up + down + right) != 1
@@ -83,11 +90,20 @@ class UnitSquareBound:
                 new_up = down if has_down else 0
                 target = new_frontier | (new_up << (h + 1)) | (new_units << (h + 2))
                 lost = (has_down and not down) + (has_right and not right)
-                ahead = following[target].astype(np.int16)
+                ahead = following[target].astype(work)
                 # One more unit square completed here: X future squares leave X-1 afterwards.
                 shifted = np.where(closed[:, None] == 1,
-                                   np.concatenate([np.full((self.states, 1), INFINITE, np.int16),
+                                   np.concatenate([np.full((self.states, 1), never, work),
                                                    ahead[:, :-1]], axis=1), ahead)
-                cost = np.where(valid[:, None], shifted + lost, INFINITE)
+                cost = np.where(valid[:, None], shifted + lost, never)
                 np.minimum(best, cost, out=best)
-        return np.minimum(best, INFINITE).astype(np.uint8)
+        return np.minimum(best, never).astype(self.dtype)
+
+
+@functools.lru_cache(maxsize=2)
+def unit_square_bound(h: int, w: int, max_slack: int) -> UnitSquareBound:
+    """A shared :class:`UnitSquareBound` (read only): every round of a puzzle table asks for
+    the same one (the table clears this cache when it ends). A bound with a larger
+    ``max_slack`` also answers every smaller slack (column X depends on columns <= X only).
+    """
+    return UnitSquareBound(h, w, max_slack)

@@ -8,28 +8,35 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import time
 
 from ...backends import resolve_backend
-from ...cli_options import add_run_options
+from ...cli_options import add_recheck_option, add_run_options
+from .api import matchstick_counts, matchstick_table, matchsticks, square_tracking_backend
 
 __all__ = ["register", "parse_squares", "handle"]
 
 
-def parse_squares(text: str) -> list[int]:
-    """Parse ``--squares``: ``"0-14"``, ``"3"`` or ``"0,2,5-7"``.
+def parse_squares(text: str) -> list[range]:
+    """Parse ``--squares``: ``"0-14"``, ``"3"`` or ``"0,2,5-7"``, as ranges of S.
+
+    The ranges are not expanded here: the table checks each S against the grid's number
+    of squares as it reads them, so ``0-1000000000`` is refused at once, not built.
 
     >>> parse_squares("0,2,5-7")
-    [0, 2, 5, 6, 7]
+    [range(0, 1), range(2, 3), range(5, 8)]
     """
-    values: set[int] = set()
+    parts = []
     try:
         for part in text.split(","):
             low, dash, high = part.strip().partition("-")
-            values.update(range(int(low), int(high) + 1) if dash else [int(low)])
+            first = int(low)
+            parts.append(range(first, (int(high) if dash else first) + 1))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--squares takes numbers and ranges like 0-14 or 1,3,5, not {text!r}")
-    return sorted(values)
+        raise argparse.ArgumentTypeError(
+            f"--squares takes numbers and ranges like 0-14 or 1,3,5, not {text!r}") from None
+    return parts
 
 
 def register(subparsers) -> None:
@@ -51,30 +58,36 @@ def register(subparsers) -> None:
     table = subparsers.add_parser("matchstick-table", help="fewest removals leaving exactly S squares")
     table.add_argument("m", type=int)
     table.add_argument("n", type=int)
-    table.add_argument("--squares", type=parse_squares, default=list(range(15)), metavar="0-14",
-                       help="S values: a range 0-14 or a list 1,3,5 (default 0-14)")
+    table.add_argument("--squares", type=parse_squares, default=None, metavar="0-14",
+                       help="S values: a range 0-14 or a list 1,3,5, at most the grid's "
+                            "number of squares (default 0-14, as far as the grid has squares)")
     add_run_options(table)
+    add_recheck_option(table)
     table.set_defaults(handler=handle, matchstick_command="table")
 
 
 def handle(args: argparse.Namespace) -> int:
     """Run one matchstick subcommand and print the result, the backend and the time."""
-    from . import matchstick_counts, matchstick_table, matchsticks
-
-    backend = resolve_backend(args.backend)
     start = time.perf_counter()
     if args.matchstick_command == "count":
+        if args.squares is None:
+            backend = resolve_backend(args.backend)
+        else:
+            backend = square_tracking_backend(args.backend, "counting by squares")
         value = matchsticks(args.m, args.n, removed=args.removed, squares=args.squares, backend=backend)
         what = f"R={args.removed}" + ("" if args.squares is None else f" S={args.squares}")
         text = f"{args.m}×{args.n} {what}: {value}"
     elif args.matchstick_command == "counts":
+        backend = resolve_backend(args.backend)
         values = matchstick_counts(args.m, args.n, backend=backend)
         text = "\n".join(f"R={r:<4d} {c}" for r, c in enumerate(values))
         text += f"\ntotal  {sum(values)}"
     else:
-        text = str(matchstick_table(args.m, args.n, args.squares, backend=backend,
-                                    checkpoint=args.checkpoint, progress=args.progress))
-        backend = "cpu"  # the square-tracking DP always runs on the CPU
+        squares = None if args.squares is None else itertools.chain.from_iterable(args.squares)
+        table = matchstick_table(args.m, args.n, squares, backend=args.backend,
+                                 checkpoint=args.checkpoint, progress=args.progress,
+                                 recheck=args.recheck)
+        text, backend = str(table), table.backend
     seconds = time.perf_counter() - start
     print(text)
     print(f"[{backend}] {seconds:.3f} s", flush=True)

@@ -32,11 +32,13 @@ import numpy as np
 from .grid import orient, stick_count
 from .modular import WIDE_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 
-__all__ = ["MAX_TRANSFER_SHORT_SIDE", "count_by_removed", "residues_by_removed", "state_count"]
+__all__ = ["MAX_GPU_TRANSFER_SHORT_SIDE", "count_by_removed", "residues_by_removed", "state_count"]
 
-#: The dense state has 2^(h+2) rows of E+1 residues: h = 14 already needs ~1.5 GB per array,
-#: and the CPU time grows ~5x per unit of h. Larger grids need the GPU (h <= 18 fits in 80 GB).
-MAX_TRANSFER_SHORT_SIDE = 18
+#: The GPU runs problem 1 by evaluation points (:mod:`.gpu`), whose memory is 2^(h+2)
+#: residues per lane: h = 24 needs 4 GiB for a group of 8 lanes. Beyond it the time grows
+#: about 2.5x per unit of h (:func:`.transfer_work.method_cost` projects ~10 minutes for 24×24 on
+#: one H100; not measured).
+MAX_GPU_TRANSFER_SHORT_SIDE = 24
 
 
 def state_count(m: int, n: int) -> int:

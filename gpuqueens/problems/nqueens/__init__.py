@@ -15,10 +15,12 @@ import time
 from dataclasses import dataclass
 
 from ..._checks import check_board_size
-from ...runner import run_units
-from ...ledger import stored_job
-from ...workers import check_workers, choose_backend, executor_for
-from .plan import Plan, plan_for, solve_unit, work_units
+from ..._version import __version__
+from ...ledger import CheckpointError, canonical_json, check_checkpoint_path, stored_job
+from ...runner import check_run_options, run_units
+from ...workers import check_workers, choose_backend, executor_for, planned_processes
+from .estimate import warn_if_long_count
+from .plan import Plan, combine, plan_for, solve_unit, work_units
 
 __all__ = ["NQueensResult", "count", "nqueens"]
 
@@ -53,16 +55,41 @@ def _small_board(n: int) -> tuple[int, int] | None:
 
 #: From this n on, a count is long enough to gain from worker processes (on the CPU one
 #: takes 0.2-0.3 s to start; on the GPU also CuPy and a CUDA context, about a second or
-#: two): on the CPU n=16 takes ~3.4 s on one core (n=15 ~0.5 s); on an H100 n=21 takes
-#: ~58 s (n=20 ~8 s, in only 4 units). Smaller counts stay in this process.
+#: two): on the CPU n=16 takes ~3.4 s on one core (n=15 ~0.5 s); on an H100 the previous
+#: kernel took ~58 s for n=21 (n=20 ~8 s, in only 4 prefix units). Smaller counts stay in
+#: this process.
 POOL_MIN_N = {"cpu": 16, "gpu": 21}
 
 
-def _resumed_plan(checkpoint, n: int) -> Plan | None:
-    """A checkpoint keeps the plan it was started with, whichever backend resumes it."""
+#: The backends a plan can be made for: a checkpoint started on either is resumed on either.
+PLAN_BACKENDS = ("cpu", "gpu")
+
+
+def _resumed_plan(checkpoint: str | None, n: int) -> Plan | None:
+    """The plan a checkpoint of this n was started with, if it holds one.
+
+    A checkpoint keeps the plan it was started with, whichever backend resumes it. Its
+    stored job is not trusted as it stands: it must be exactly a plan this gpuqueens makes
+    for n (on some backend), else the checkpoint is refused before any unit is built, so
+    that a header claiming 0 or 10**12 units is neither believed nor acted on. ``None``
+    when there is no checkpoint, or it holds another problem or n (opening it then
+    refuses it, naming the difference).
+    """
     job = stored_job(checkpoint) if checkpoint is not None else None
     plan = Plan.from_job(job) if job else None
-    return plan if plan is not None and plan.n == n else None
+    if plan is None or plan.n != n:
+        return None
+    stored = canonical_json(job)
+    known = {backend: plan_for(n, backend) for backend in PLAN_BACKENDS}
+    for candidate in known.values():
+        if canonical_json(candidate.job()) == stored:
+            return candidate
+    made = "; ".join(f"{canonical_json(p.job())} ({b})" for b, p in known.items())
+    raise CheckpointError(
+        f"checkpoint {checkpoint} holds an N-Queens plan that gpuqueens {__version__} does not "
+        f"make for n={n}: {stored}; it makes {made}. Not trusted: use another checkpoint file, "
+        "or delete this one to start over."
+    )
 
 
 def nqueens(
@@ -72,6 +99,7 @@ def nqueens(
     checkpoint: str | os.PathLike[str] | None = None,
     executor: concurrent.futures.Executor | None = None,
     progress: bool | None = None,
+    recheck: int = 1,
     workers: int | None = None,
 ) -> NQueensResult:
     """Count the solutions of the n-queens problem, total and unique, in one search.
@@ -81,7 +109,9 @@ def nqueens(
       ``GPUQUEENS_BACKEND`` environment variable, which itself defaults to ``"auto"``.
     * ``checkpoint``: a SQLite file that records each finished work unit; rerun the same
       call after a crash and it resumes where it stopped (on either backend: the run keeps
-      the unit plan it was started with).
+      the unit plan it was started with, if that is a plan this gpuqueens makes for n).
+      A path that cannot hold a checkpoint, or a checkpoint that cannot be trusted, is
+      refused with :class:`gpuqueens.CheckpointError` before any work.
     * ``workers``: how many processes solve the work units. ``None`` (the default): for a
       long count (n >= 16 on the CPU, n >= 21 on the GPU), every usable core, or one process
       per visible GPU (``CUDA_VISIBLE_DEVICES`` respected), else this process only; ``1``:
@@ -90,34 +120,50 @@ def nqueens(
       under ``if __name__ == "__main__":``, since worker processes import the main module.
     * ``executor``: instead of ``workers``, any :class:`concurrent.futures.Executor` (a
       process pool with any start method, a Dask cluster's) to spread the work units.
-    * ``progress``: show a progress bar (``None``: when stderr is a terminal or a notebook).
+    * ``progress``: show a progress bar: ``True``, ``False`` or ``None`` (when stderr is a
+      terminal or a notebook).
+    * ``recheck``: with a checkpoint, how many work units to solve again, at random, and
+      compare: that many of the stored ones when the run resumes, and of this run's own
+      at its end. A result that differs refuses the checkpoint
+      (:class:`gpuqueens.CheckpointError`, naming the unit and both results). By default
+      (1) it costs one unit's time at each point; ``0`` turns it off. See
+      :func:`gpuqueens.runner.run_units`.
 
-    n must be an integer from 1 to 32 (``gpuqueens.MAX_N``: rows are 32-bit words).
+    n must be an integer from 1 to 32 (``gpuqueens.MAX_N``: rows are 32-bit words). A count
+    expected to take more than about an hour (from rates measured per backend, see
+    :mod:`.estimate`) gives a :class:`gpuqueens.LongRunWarning` with the estimate before it
+    starts.
 
     >>> result = nqueens(6, backend="cpu")
     >>> result.total, result.unique, result.backend
     (4, 1, 'cpu')
     """
     n = check_board_size(n)
+    recheck = check_run_options(executor=executor, progress=progress, recheck=recheck)
     workers = check_workers(workers, executor)
+    if checkpoint is not None:
+        checkpoint = check_checkpoint_path(checkpoint)
     start = time.perf_counter()
     # CUDA is probed in this process only if the GPU work would run here (fork safety)
     used = choose_backend(backend, workers=workers, executor=executor,
                           large_on_gpu=n >= POOL_MIN_N["gpu"])
     small = _small_board(n)
     plan = None if small is not None else _resumed_plan(checkpoint, n) or plan_for(n, used)
-    with executor_for(used, workers=workers, executor=executor, large=n >= POOL_MIN_N[used],
-                      units=plan.unit_count if plan else 0) as chosen:
+    # no more processes than prefix units, which hold the work (the symmetric unit is small)
+    where = dict(workers=workers, executor=executor, large=n >= POOL_MIN_N[used],
+                 units=plan.unit_count if plan is not None else 0)
+    if plan is not None:  # the estimate comes before anything is built or started
+        warn_if_long_count(n, used, planned_processes(used, **where), stacklevel=2)
+    with executor_for(used, **where) as chosen:
         if plan is None:
             total, unique = small
         else:
             results = run_units(
                 work_units(plan, used), chosen.solver(solve_unit), job=plan.job(),
                 executor=chosen.executor, checkpoint=checkpoint, progress=progress,
-                description=f"n={n} [{used}]",
+                description=f"n={n} [{used}]", recheck=recheck,
             )
-            total = sum(r[0] for r in results.values())
-            unique = sum(r[1] for r in results.values())
+            total, unique = combine(results)
         device = chosen.describe()
     return NQueensResult(n, total, unique, used, device, time.perf_counter() - start)
 
@@ -130,6 +176,7 @@ def count(
     checkpoint: str | os.PathLike[str] | None = None,
     executor: concurrent.futures.Executor | None = None,
     progress: bool | None = None,
+    recheck: int = 1,
     workers: int | None = None,
 ) -> int:
     """The number of n-queens solutions; with ``unique=True``, of classes under the 8 symmetries.
@@ -143,6 +190,6 @@ def count(
     """
     if not isinstance(unique, bool):
         raise TypeError(f"unique must be True or False, not {unique!r}")
-    result = nqueens(n, backend=backend, checkpoint=checkpoint, executor=executor, progress=progress,
-                     workers=workers)
+    result = nqueens(n, backend=backend, checkpoint=checkpoint, executor=executor,
+                     progress=progress, recheck=recheck, workers=workers)
     return result.unique if unique else result.total

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from ...cli_options import add_run_options, add_workers_option
+from ...cli_options import add_recheck_option, add_run_options
 
 __all__ = ["register", "handle"]
 
@@ -18,10 +18,12 @@ __all__ = ["register", "handle"]
 def register(subparsers) -> None:
     """Add ``nqueens`` to ``subparsers``."""
     queens = subparsers.add_parser("nqueens", help="count n-queens solutions (total and unique)")
-    queens.add_argument("n", type=int, nargs="+", help="board size(s), 1..32")
+    queens.add_argument("n", type=int, nargs="+",
+                        help="board size(s), 1..32 (one at a time with --checkpoint: a "
+                             "checkpoint file records one run)")
     queens.add_argument("--unique", action="store_true", help="print only the unique count")
     add_run_options(queens)
-    add_workers_option(queens)
+    add_recheck_option(queens)
     queens.set_defaults(handler=handle)
 
 
@@ -34,8 +36,8 @@ def handle(args: argparse.Namespace) -> int:
         raise ValueError("--checkpoint takes one board size at a time (a checkpoint file records "
                          f"one run); got {len(args.n)} sizes")
     for n in args.n:
-        result = nqueens(n, backend=args.backend, checkpoint=args.checkpoint, progress=args.progress,
-                         workers=args.workers)
+        result = nqueens(n, backend=args.backend, checkpoint=args.checkpoint,
+                         progress=args.progress, recheck=args.recheck, workers=args.workers)
         counts = f"unique {result.unique}" if args.unique else f"total {result.total}  unique {result.unique}"
         print(f"n={result.n}  {counts}  [{result.backend}: {result.device}]  {result.seconds:.3f} s", flush=True)
     return 0

@@ -1,8 +1,10 @@
 """The NumPy search: counts the subtrees below a set of prefixes, many nodes at a time.
 
-It is the CPU twin of ``kernels/nqueens.cu``: the same rows, rules and leaf check
+It is the CPU twin of ``kernels/nqueens.cu``: the same rows, rules and leaf weights
 (``docs/nqueens-method.md``), but breadth-first over arrays of nodes instead of one
-depth-first stack per thread. A level that grows past :data:`LEVEL_LIMIT` nodes is cut
+depth-first stack per thread. A prefix's count is its *weight*: three times the number of
+solutions its subtree stands for (a leaf weighs 24/k, see :func:`leaf_weight`), so that
+every count stays an integer; the weights of all prefixes add up to 3 × total. A level that grows past :data:`LEVEL_LIMIT` nodes is cut
 into slices that are finished one after another, so memory stays bounded for any n.
 """
 
@@ -13,50 +15,33 @@ import numpy as np
 from .prefixes import Prefixes
 from .rules import WORD, Case, free_squares, place, split_bits
 
-__all__ = ["count_prefixes_cpu", "classify_leaves", "LEVEL_LIMIT"]
+__all__ = ["count_prefixes_cpu", "leaf_weight", "LEVEL_LIMIT", "CORNER_LEAF_WEIGHT"]
 
 #: Most nodes held in one level array before the level is cut into slices.
 LEVEL_LIMIT = 1 << 15  # ~128 KiB per mask array: measured fastest at n=15..16
 
-# flags carried by case-S nodes: which rotation pre-tests of the leaf check already hold
-_ROW_B2_HAS_COL0 = np.uint8(1)  # R90 may equal the board at row 0
-_ROW_B1_HAS_LAST = np.uint8(2)  # R270 may equal the board at row 0
+#: A case-C leaf stands for a class of 8 solutions, found once: weight 3 × 8.
+CORNER_LEAF_WEIGHT = 24
+
+# flags carried by case-S nodes: edge queens at corner distance B1 placed so far
+_ROW_B2_HAS_COL0 = np.uint8(1)  # the left queen at (B2, 0)
+_ROW_B1_HAS_LAST = np.uint8(2)  # the right queen at (B1, n-1)
 
 
-def _lex_compare(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise lexicographic comparison of two (k, n) arrays: -1, 0 or 1 per row."""
-    differ = a != b
-    first = differ.argmax(axis=1)
-    rows = np.arange(a.shape[0])
-    sign = np.where(a[rows, first] < b[rows, first], -1, 1)
-    return np.where(differ.any(axis=1), sign, 0)
+def leaf_weight(edge_queens_at_b1) -> np.ndarray:
+    """Weight of a case-S leaf with k edge queens at corner distance B1 (k = 1..4): 24 / k.
 
+    The k images of the leaf's class that pass the case-S rules are all found, so each
+    carries 1/k of the class's 8 members: 8/k solutions, 24/k in thirds.
 
-def classify_leaves(pos: np.ndarray) -> np.ndarray:
-    """Class size counted for each case-S leaf board, or 0 where it is not the representative.
-
-    ``pos`` is (k, n): ``pos[i, r]`` is the column of row r. The leaf is kept when no
-    rotation is lexicographically smaller; it stands for 2, 4 or 8 solutions depending on
-    which rotations fix it.
-
-    >>> classify_leaves(np.array([[1, 3, 0, 2]]))  # n=4: fixed by 90° turns, a class of 2
-    array([2])
-    >>> classify_leaves(np.array([[1, 3, 5, 0, 2, 4], [2, 5, 1, 4, 0, 3]]))  # n=6: a class of 4
-    array([4, 0])
+    >>> leaf_weight(np.array([1, 2, 3, 4])).tolist()
+    [24, 12, 8, 6]
     """
-    k, n = pos.shape
-    inv = np.empty_like(pos)
-    inv[np.arange(k)[:, None], pos] = np.arange(n)
-    r90 = n - 1 - inv
-    r180 = n - 1 - pos[:, ::-1]
-    r270 = inv[:, ::-1]
-    c90, c180, c270 = (_lex_compare(pos, r) for r in (r90, r180, r270))
-    size = np.where(c90 == 0, 2, np.where(c180 == 0, 4, 8))
-    return np.where((c90 > 0) | (c180 > 0) | (c270 > 0), 0, size)
+    return CORNER_LEAF_WEIGHT // np.asarray(edge_queens_at_b1, dtype=np.int64)
 
 
 class _Search:
-    """Breadth-first search of one case's prefixes, with per-prefix tallies."""
+    """Breadth-first search of one case's prefixes, with per-prefix weights."""
 
     def __init__(self, case: Case, prefixes: Prefixes, group: slice, per_prefix: bool):
         self.case = case
@@ -65,10 +50,9 @@ class _Search:
         self.cols = prefixes.cols[group]
         self.size = self.cols.shape[0]
         self.per_prefix = per_prefix
-        self.total = np.zeros(self.size if per_prefix else 1, dtype=np.int64)
-        self.unique = np.zeros_like(self.total)
-        # chain[i] = (parent index into level i-1, bit placed) for rows mark+i; level 0 = prefixes
-        self.chain: list[tuple[np.ndarray, np.ndarray]] = []
+        self.weight = np.zeros(self.size if per_prefix else 1, dtype=np.int64)
+        # chain[i] = parent index into level i-1 of each node at row mark+i; level 0 = prefixes
+        self.chain: list[np.ndarray] = []
 
     def run(self, left, down, right) -> None:
         flags = self._initial_flags()
@@ -96,69 +80,49 @@ class _Search:
             p = parent[start:start + LEVEL_LIMIT]
             b = bit[start:start + LEVEL_LIMIT]
             f = flags
-            if not case.corner:  # case C never needs the leaf check, so carries no flags
+            if not case.corner:  # case-C leaves all weigh the same: no flags to carry
                 f = flags[p]
                 if row == case.b2:
                     f = f | np.where(b == WORD(1), _ROW_B2_HAS_COL0, np.uint8(0))
                 if row == case.b1:
                     f = f | np.where(b == WORD(1 << (n - 1)), _ROW_B1_HAS_LAST, np.uint8(0))
-            self.chain.append((p, b))
+            self.chain.append(p)
             self._descend(row + 1, *place(n, left[p], down[p], right[p], b), f)
             self.chain.pop()
 
     def _roots(self, index: np.ndarray) -> np.ndarray:
         """Prefix index (within the case group) of each node of the deepest level."""
-        for parent, _ in reversed(self.chain):
+        for parent in reversed(self.chain):
             index = parent[index]
         return index
-
-    def _boards(self, index: np.ndarray, last_bit: np.ndarray) -> np.ndarray:
-        """Full boards (k, n) of leaves: prefix rows, searched rows, and the last row."""
-        n, mark = self.n, self.mark
-        pos = np.empty((index.size, n), dtype=np.int64)
-        pos[:, n - 1] = np.log2(last_bit.astype(np.float64))
-        for depth in range(len(self.chain) - 1, -1, -1):
-            parent, bit = self.chain[depth]
-            pos[:, mark + depth] = np.log2(bit[index].astype(np.float64))
-            index = parent[index]
-        pos[:, :mark] = self.cols[index]
-        return pos
 
     def _leaves(self, free: np.ndarray, flags: np.ndarray) -> None:
         leaf = np.flatnonzero(free != 0)  # the last row has at most one free column
         if self.case.corner:
-            weight = np.full(leaf.size, 8, dtype=np.int64)
+            weight = np.full(leaf.size, CORNER_LEAF_WEIGHT, dtype=np.int64)
         else:
-            bit = free[leaf]
-            check = (flags[leaf] != 0) | (bit == WORD(1 << self.case.b2))
-            weight = np.full(leaf.size, 8, dtype=np.int64)
-            if check.any():
-                sub = leaf[check]
-                weight[check] = classify_leaves(self._boards(sub, bit[check]))
-        counted = weight > 0
+            bottom = free[leaf] == WORD(1 << self.case.b2)  # the bottom queen at (n-1, B2)
+            edge_queens = 1 + (flags[leaf] & 1) + (flags[leaf] >> 1) + bottom
+            weight = leaf_weight(edge_queens)
         if self.per_prefix:
             roots = self._roots(leaf)
-            self.total += np.bincount(roots, weights=weight, minlength=self.size).astype(np.int64)
-            self.unique += np.bincount(roots, weights=counted, minlength=self.size).astype(np.int64)
+            self.weight += np.bincount(roots, weights=weight, minlength=self.size).astype(np.int64)
         else:
-            self.total[0] += int(weight.sum())
-            self.unique[0] += int(counted.sum())
+            self.weight[0] += int(weight.sum())
 
 
 def count_prefixes_cpu(prefixes: Prefixes, *, per_prefix: bool = False):
-    """Count the solutions below every prefix.
+    """The weight of every prefix: three times the solutions its subtree stands for.
 
-    Returns ``(total, unique)`` as Python ints, or with ``per_prefix=True`` two int64
-    arrays with each prefix's contribution.
+    Returns the summed weight as a Python int, or with ``per_prefix=True`` an int64 array
+    with each prefix's weight. Over all prefixes of a board the weight is 3 × total.
 
     >>> from gpuqueens.problems.nqueens.prefixes import enumerate_prefixes
-    >>> count_prefixes_cpu(enumerate_prefixes(8, 3))
-    (92, 12)
+    >>> count_prefixes_cpu(enumerate_prefixes(8, 3)) == 3 * 92
+    True
     """
-    size = len(prefixes)
-    totals = np.zeros(size, dtype=np.int64)
-    uniques = np.zeros(size, dtype=np.int64)
-    total = unique = 0
+    weights = np.zeros(len(prefixes), dtype=np.int64)
+    weight = 0
     left = prefixes.left.astype(WORD)
     down = prefixes.down.astype(WORD)
     right = prefixes.right.astype(WORD)
@@ -167,11 +131,7 @@ def count_prefixes_cpu(prefixes: Prefixes, *, per_prefix: bool = False):
         search = _Search(case, prefixes, group, per_prefix)
         search.run(left[group], down[group], right[group])
         if per_prefix:
-            totals[group] = search.total
-            uniques[group] = search.unique
+            weights[group] = search.weight
         else:
-            total += int(search.total[0])
-            unique += int(search.unique[0])
-    if per_prefix:
-        return totals, uniques
-    return total, unique
+            weight += int(search.weight[0])
+    return weights if per_prefix else weight

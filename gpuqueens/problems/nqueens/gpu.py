@@ -1,10 +1,12 @@
-"""The CUDA search: launch kernels/nqueens.cu over a set of prefixes and reduce the counts.
+"""The CUDA search: launch kernels/nqueens.cu over a set of prefixes and reduce the weights.
 
-Same contract as :func:`gpuqueens.problems.nqueens.cpu.count_prefixes_cpu`. The prefix arrays go to
-the device in large batches; every batch's launch adds its per-block sums to one device
-buffer, which is read back once at the end and summed into Python ints on the host, so no
-count is ever held in fewer than 64 bits. CuPy is imported inside the functions: this module
-imports on machines without CuPy.
+Same contract as :func:`gpuqueens.problems.nqueens.cpu.count_prefixes_cpu`. The prefixes go
+to the device as 16-byte records in large batches; each batch is one launch of a persistent
+grid whose threads take work items (a prefix and the ranks of its queens in the next
+``split`` rows, so the device cuts the work finer than the host did) from a global counter,
+and adds its per-block sums to one device buffer, which is read back once at the end and summed into Python ints on the host,
+so no count is ever held in fewer than 64 bits. CuPy is imported inside the functions: this
+module imports on machines without CuPy.
 """
 
 from __future__ import annotations
@@ -16,22 +18,44 @@ import numpy as np
 
 from .prefixes import Prefixes
 
-__all__ = ["count_prefixes_gpu", "sum_prefixes_gpu", "stack_bytes_per_thread", "kernel_options",
-           "KERNEL_SOURCE"]
+__all__ = ["count_prefixes_gpu", "sum_prefixes_gpu", "choose_split", "stack_bytes_per_thread",
+           "kernel_options", "KERNEL_SOURCE"]
 
 KERNEL_SOURCE = "nqueens.cu"
 #: Threads per block (a multiple of 32).
 DEFAULT_BLOCK_SIZE = 128
-#: Blocks launched per batch, in units of the blocks the device holds at once.
-DEFAULT_WAVES = 4
-#: Prefixes uploaded and launched together (about 20 bytes each plus `mark` bytes).
-BATCH_PREFIXES = 1 << 22
+#: Prefixes uploaded and launched together (16 bytes each on the device).
+BATCH_PREFIXES = 1 << 24
+#: Work items aimed at per launch: about 40 per thread an H100 holds, so that the threads
+#: taking items from the counter finish close together.
+TARGET_ITEMS = 1 << 23
+#: Rows left below the deepest split row at least, so that an item is worth its fetch.
+MIN_ROWS_BELOW = 8
+
+
+def choose_split(n: int, mark: int, count: int) -> int:
+    """Rows (0..2) the device splits each prefix by: enough work items, deep enough subtrees.
+
+    >>> choose_split(18, 5, 105541), choose_split(18, 7, 4388716), choose_split(10, 5, 500)
+    (2, 1, 0)
+    """
+    split = 0
+    while split < 2 and count * n ** split < TARGET_ITEMS and mark + split + 1 <= n - MIN_ROWS_BELOW:
+        split += 1
+    return split
 _COUNT_NODES_FLAG = "-DNQ_COUNT_NODES"
 
 
-def stack_bytes_per_thread(n: int, mark: int) -> int:
-    """Shared memory one thread's search stack needs: two 32-bit words per row mark..n-2."""
-    return 2 * max(0, n - 1 - mark) * 4
+def stack_bytes_per_thread(n: int, mark: int, split: int = 0) -> int:
+    """Shared memory one thread's search needs (``nq_thread_words`` in the kernel): a 16-byte
+    saved state per row base..n-2 plus the sentinel, and the queen of each row base..n-2,
+    where base = mark + split.
+
+    >>> stack_bytes_per_thread(20, 5, 2)
+    256
+    """
+    base = mark + split
+    return 4 * (4 * (n - base) + (n - 1 - base))
 
 
 def kernel_options(count_nodes: bool = False) -> tuple[str, ...]:
@@ -70,15 +94,15 @@ def _check_block_size(block_size: int) -> int:
     return block_size
 
 
-def _prepare_kernel(kernel, n: int, mark: int, block_size: int) -> int:
+def _prepare_kernel(kernel, n: int, mark: int, block_size: int, split: int = 0) -> int:
     """Dynamic shared memory bytes for one launch; raises if the device cannot give them."""
     _, _, default, optin = _device_limits()
-    shared = block_size * stack_bytes_per_thread(n, mark)
+    shared = block_size * stack_bytes_per_thread(n, mark, split)
     static = int(kernel.shared_size_bytes)
     if shared + static > optin:
         raise ValueError(
             f"the search stack needs {shared} bytes of shared memory per block "
-            f"(n={n}, mark={mark}, block_size={block_size}) plus {static} static, but the device "
+            f"(n={n}, mark={mark}, split={split}, block_size={block_size}) plus {static} static, but the device "
             f"allows at most {optin}; use a smaller block_size or a deeper mark"
         )
     if shared + static > default:  # beyond the portable 48 KiB: opt in explicitly
@@ -86,32 +110,23 @@ def _prepare_kernel(kernel, n: int, mark: int, block_size: int) -> int:
     return shared
 
 
-def _grid_size(count: int, block_size: int, waves: int) -> int:
+def _grid_size(count: int, block_size: int) -> int:
+    """A persistent grid: at most the blocks the device can hold at once (blocks beyond
+    what fits start only when others end, find no prefix left and return at once)."""
     sms, threads, _, _ = _device_limits()
     resident_blocks = sms * max(1, threads // block_size)
-    return max(1, min(math.ceil(count / block_size), waves * resident_blocks))
+    return max(1, min(math.ceil(count / block_size), resident_blocks))
 
 
 def _batches(prefixes: Prefixes):
-    """(start, stop, device arrays) for consecutive batches of at most BATCH_PREFIXES."""
+    """(start, stop, device records, zeroed fetch counter) for batches of at most BATCH_PREFIXES."""
     import cupy
 
     size = len(prefixes)
     for start in range(0, size, BATCH_PREFIXES):
         stop = min(size, start + BATCH_PREFIXES)
-
-        def upload(array, dtype):
-            return cupy.asarray(np.ascontiguousarray(array[start:stop], dtype=dtype))
-
-        arrays = (
-            upload(prefixes.left, np.uint32),
-            upload(prefixes.down, np.uint32),
-            upload(prefixes.right, np.uint32),
-            upload(prefixes.cols.reshape(size, prefixes.mark), np.uint8),
-            upload(prefixes.b1, np.uint8),
-            upload(prefixes.corner, np.uint8),
-        )
-        yield start, stop, arrays
+        records = cupy.asarray(prefixes.take(slice(start, stop)).records())
+        yield start, stop, records, cupy.zeros(1, dtype=cupy.uint64)
 
 
 def _check_prefixes(prefixes: Prefixes) -> None:
@@ -122,80 +137,81 @@ def _check_prefixes(prefixes: Prefixes) -> None:
                          f"got n={prefixes.n}, mark={prefixes.mark}")
 
 
+def _check_split(prefixes: Prefixes, split: int | None) -> int:
+    if split is None:
+        return choose_split(prefixes.n, prefixes.mark, len(prefixes))
+    if not (isinstance(split, int) and 0 <= split <= 2 and prefixes.mark + split <= prefixes.n - 1):
+        raise ValueError(f"split must be 0, 1 or 2 with mark + split <= n - 1, got {split!r}")
+    return split
+
+
 def sum_prefixes_gpu(
     prefixes: Prefixes,
     *,
     count_nodes: bool = False,
     block_size: int = DEFAULT_BLOCK_SIZE,
-    waves: int = DEFAULT_WAVES,
+    split: int | None = None,
 ) -> tuple[int, ...]:
-    """``(total, unique)`` summed over all prefixes, plus the search's node count with
-    ``count_nodes=True`` (an instrumented build of the kernel, for benchmarks)."""
+    """``(weight,)`` summed over all prefixes (3 × the solutions below them), plus the
+    search's node count with ``count_nodes=True`` (an instrumented build, for benchmarks).
+    ``split``: rows the device cuts each prefix by (default: :func:`choose_split`)."""
     _check_prefixes(prefixes)
     block_size = _check_block_size(block_size)
-    words = 3 if count_nodes else 2
+    split = _check_split(prefixes, split)
+    words = 2 if count_nodes else 1
     if len(prefixes) == 0:
         return (0,) * words
     import cupy
 
     kernel = _module(count_nodes).get_function("nqueens_count")
-    shared = _prepare_kernel(kernel, prefixes.n, prefixes.mark, block_size)
-    max_grid = _grid_size(min(len(prefixes), BATCH_PREFIXES), block_size, waves)
+    shared = _prepare_kernel(kernel, prefixes.n, prefixes.mark, block_size, split)
+    items = prefixes.n ** split
+    max_grid = _grid_size(min(len(prefixes), BATCH_PREFIXES) * items, block_size)
     block_sums = cupy.zeros(words * max_grid, dtype=cupy.uint64)
-    for start, stop, arrays in _batches(prefixes):
+    for start, stop, records, counter in _batches(prefixes):
         count = stop - start
-        grid = _grid_size(count, block_size, waves)
         kernel(
-            (grid,), (block_size,),
-            (np.int32(prefixes.n), np.int32(prefixes.mark), np.int64(count), *arrays, block_sums),
+            (_grid_size(count * items, block_size),), (block_size,),
+            (np.int32(prefixes.n), np.int32(prefixes.mark), np.int32(split), np.int64(count),
+             records, counter, block_sums),
             shared_mem=shared,
         )
     sums = block_sums.get().reshape(max_grid, words)  # one read-back, synchronises
     return tuple(sum(int(v) for v in sums[:, k].tolist()) for k in range(words))
 
 
-def _count_each_gpu(prefixes: Prefixes, block_size: int, waves: int) -> tuple[np.ndarray, np.ndarray]:
-    size = len(prefixes)
-    totals = np.zeros(size, dtype=np.int64)
-    uniques = np.zeros(size, dtype=np.int64)
-    if size == 0:
-        return totals, uniques
+def _weigh_each_gpu(prefixes: Prefixes, block_size: int, split: int) -> np.ndarray:
+    weights = np.zeros(len(prefixes), dtype=np.int64)
+    if len(prefixes) == 0:
+        return weights
     import cupy
 
     kernel = _module(False).get_function("nqueens_count_each")
-    shared = _prepare_kernel(kernel, prefixes.n, prefixes.mark, block_size)
-    for start, stop, arrays in _batches(prefixes):
+    shared = _prepare_kernel(kernel, prefixes.n, prefixes.mark, block_size, split)
+    for start, stop, records, counter in _batches(prefixes):
         count = stop - start
-        batch_totals = cupy.zeros(count, dtype=cupy.uint64)
-        batch_uniques = cupy.zeros(count, dtype=cupy.uint64)
+        batch = cupy.zeros(count, dtype=cupy.uint64)
         kernel(
-            (_grid_size(count, block_size, waves),), (block_size,),
-            (np.int32(prefixes.n), np.int32(prefixes.mark), np.int64(count), *arrays,
-             batch_totals, batch_uniques),
+            (_grid_size(count * prefixes.n ** split, block_size),), (block_size,),
+            (np.int32(prefixes.n), np.int32(prefixes.mark), np.int32(split), np.int64(count),
+             records, counter, batch),
             shared_mem=shared,
         )
-        # a single prefix's counts stay far below 2^63 for every supported n
-        totals[start:stop] = batch_totals.get().astype(np.int64)
-        uniques[start:stop] = batch_uniques.get().astype(np.int64)
-    return totals, uniques
+        weights[start:stop] = batch.get().astype(np.int64)  # one prefix's weight is far below 2^63
+    return weights
 
 
-def count_prefixes_gpu(
-    prefixes: Prefixes,
-    *,
-    per_prefix: bool = False,
-    block_size: int = DEFAULT_BLOCK_SIZE,
-    waves: int = DEFAULT_WAVES,
-):
-    """Count the solutions below every prefix on the current CUDA device.
+def count_prefixes_gpu(prefixes: Prefixes, *, per_prefix: bool = False, block_size: int = DEFAULT_BLOCK_SIZE,
+                       split: int | None = None):
+    """The weight of the prefixes on the current CUDA device (3 × the solutions below them).
 
-    Returns ``(total, unique)`` as Python ints, or with ``per_prefix=True`` two int64 arrays
-    with each prefix's contribution, exactly as
+    Returns the summed weight as a Python int, or with ``per_prefix=True`` an int64 array
+    with each prefix's weight, exactly as
     :func:`~gpuqueens.problems.nqueens.cpu.count_prefixes_cpu` does.
     """
     _check_prefixes(prefixes)
     block_size = _check_block_size(block_size)
+    split = _check_split(prefixes, split)
     if per_prefix:
-        return _count_each_gpu(prefixes, block_size, waves)
-    total, unique = sum_prefixes_gpu(prefixes, block_size=block_size, waves=waves)
-    return total, unique
+        return _weigh_each_gpu(prefixes, block_size, split)
+    return sum_prefixes_gpu(prefixes, block_size=block_size, split=split)[0]

@@ -14,7 +14,13 @@ import numpy as np
 
 from .rules import WORD, Case, cases, free_squares, place, split_bits
 
-__all__ = ["Prefixes", "enumerate_prefixes", "expand_prefixes", "default_mark"]
+__all__ = ["Prefixes", "enumerate_prefixes", "expand_prefixes", "default_mark", "RULE_CORNER",
+           "RULE_KNOWN_SHIFT"]
+
+#: Rule word of a prefix record (docs/nqueens-method.md): bits 0-7 B1, bit 8 case C,
+#: bits 9-10 the edge queens at corner distance B1 among the prefix rows (case S).
+RULE_CORNER = 1 << 8
+RULE_KNOWN_SHIFT = 9
 
 
 @dataclass(frozen=True, eq=False)
@@ -51,6 +57,28 @@ class Prefixes:
             self.n, self.mark, pick(self.left), pick(self.down), pick(self.right),
             pick(self.cols), pick(self.b1), pick(self.corner),
         )
+
+    def records(self) -> np.ndarray:
+        """The prefixes as the kernel reads them: (P, 4) uint32 rows of left, down, right, rule.
+
+        >>> enumerate_prefixes(6, 3).records().shape
+        (10, 4)
+        """
+        n, mark = self.n, self.mark
+        rule = self.b1.astype(np.uint32) | np.where(self.corner != 0, np.uint32(RULE_CORNER), np.uint32(0))
+        side = self.corner == 0
+        b1 = self.b1.astype(np.intp)
+        b2 = n - 1 - b1
+        rows = np.arange(len(self))
+        known = np.zeros(len(self), dtype=np.uint32)
+        # the left queen at (B2, 0) and the right one at (B1, n-1), where the prefix holds them
+        for row, col in ((b2, 0), (b1, n - 1)):
+            inside = side & (row < mark)
+            known += inside & (self.cols[rows, np.where(inside, row, 0)] == col)
+        rule |= known << np.uint32(RULE_KNOWN_SHIFT)
+        return np.ascontiguousarray(np.stack(
+            [self.left.astype(np.uint32), self.down.astype(np.uint32), self.right.astype(np.uint32), rule],
+            axis=1))
 
     def groups(self) -> list[tuple[Case, slice]]:
         """Runs of consecutive prefixes that share a case, as ``(case, slice)`` pairs."""

@@ -1,4 +1,4 @@
-"""Problems 2 and 3: configurations by removed sticks *and* surviving squares.
+"""The square-tracking sweep: configurations by removed sticks *and* surviving squares.
 
 A square of size u with top-left grid point (r, c) survives when its left side (the u
 vertical sticks of point column c, rows r..r+u-1), its right side (column c+u), its top
@@ -21,8 +21,8 @@ the frontier) and that of row i (being decided) are known: the square opened at 
 closes (survives when t <= r), the others stay open when both right sticks are present,
 and a new one opens at c = j when its left side is intact and both right sticks present.
 
-The state is a packed bit key (several ``uint64`` words) and the DP is sparse: arrays of
-keys, merged after every point by sorting. Two value kinds:
+The state is a packed bit key (:mod:`.keys`) and the DP is sparse: arrays of keys, merged
+after every point by sorting. Two value kinds:
 
 * ``table`` mode (problem 3): per (state, s) the pair (fewest R so far, number of ways to
   reach it with that R), the (min, +) semiring. This is exact because the future of a
@@ -32,10 +32,14 @@ keys, merged after every point by sorting. Two value kinds:
 * ``exact`` mode (problem 2): R is part of the key (pruned above the R asked and when the
   sticks left cannot reach it), values are counts.
 
+The public table uses the centre join (:mod:`.table`), which runs this sweep over each half
+of the grid; :func:`table_rows_by_sweep` here sweeps the whole grid and serves as an
+independent check of the join. :func:`count_exact` answers problem 2.
+
 Counts are residues modulo primes below 2^31 (:mod:`.modular`): a merged group of up to
 2^33 residues sums without wrapping ``uint64``; the primes' product exceeds C(E, E/2).
 
->>> table_rows(2, 2, range(6))
+>>> table_rows_by_sweep(2, 2, range(6))
 [(0, 4, 4), (1, 2, 2), (2, 2, 4), (3, 1, 4), (4, None, 0), (5, 0, 1)]
 >>> count_exact(2, 2, removed=2, squares=1)
 2
@@ -44,122 +48,58 @@ Counts are residues modulo primes below 2^31 (:mod:`.modular`): a merged group o
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from .grid import mirror_pattern, orient, square_count, stick_count
-from .bounds import INFINITE, UnitSquareBound
+from ...estimates import format_bytes
+from .bounds import UnitSquareBound
+from .costs import SWEEP_COPIES, entry_bytes, live_entry_limit
+from .grid import orient, square_count, stick_count
+from .keys import ONE, U64, KeyLayout, merge_equal_keys
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 
-__all__ = ["KeyLayout", "SweepStats", "sweep", "table_rows", "count_exact", "MAX_EXACT_SHORT_SIDE"]
+__all__ = ["SweepStats", "step_point", "sweep", "table_rows_by_sweep", "count_exact",
+           "too_many_entries", "MAX_EXACT_SHORT_SIDE"]
 
 #: Measured (docs/matchsticks.md): the live entries grow ~10-30x per unit of the short side
 #: (table: 4×4 3·10^4, 5×5 1.1·10^6, 6×6 up to 1.8·10^7 per S and past 2·10^7 for S = 12;
 #: problem 2 on 6×6 passes 2·10^7 for mid-range R, e.g. R = 20, S = 2), so problem 2 stops
-#: at 5. The public table uses the join (:mod:`.join`); table_rows(6, 6, [S]) still works
-#: for most single S and serves as an independent check.
+#: at 5. table_rows_by_sweep(6, 6, [S]) still works for most single S.
 MAX_EXACT_SHORT_SIDE = 5
 #: From this short side on, the table runs one sweep per S (measured faster for 6×6).
 SEPARATE_SQUARES_FROM = 6
-#: Guard for long grids: ~100 bytes per live entry, so 2·10^7 entries stay within ~2 GB.
-MAX_ENTRIES = 20_000_000
-
-U64 = np.uint64
-ONE = U64(1)
-
-
-@dataclass(frozen=True)
-class Field:
-    word: int
-    shift: int
-    width: int
-
-    @property
-    def mask(self) -> np.uint64:
-        return U64((1 << self.width) - 1)
-
-
-class KeyLayout:
-    """Bit fields of the packed state key; no field straddles two 64-bit words.
-
-    >>> layout = KeyLayout(2, 2, max_squares=5)
-    >>> layout.words, sorted(layout.groups)
-    (1, [(0, 1), (0, 2), (1, 1)])
-    """
-
-    def __init__(self, h: int, w: int, max_squares: int, max_removed: int | None = None):
-        self.h, self.w = h, w
-        self.fields: dict[object, Field] = {}
-        self.groups: dict[tuple[int, int], int] = {}  # (r, u) -> slots k
-        self._word, self._used = 0, 0
-        self._add("H", h + 1)
-        self._add("t", max(1, h.bit_length()))
-        for u in range(1, h + 1):
-            for r in range(h - u + 1):
-                k = min(u, w - u + 1)
-                self.groups[r, u] = k
-                self._add(("g", r, u), k)
-        self._add("s", max(1, max_squares.bit_length()))
-        if max_removed is not None:
-            self._add("r", max(1, max_removed.bit_length()))
-        self.words = self._word + 1
-
-    def _add(self, name: object, width: int) -> None:
-        if self._used + width > 64:
-            self._word, self._used = self._word + 1, 0
-        self.fields[name] = Field(self._word, self._used, width)
-        self._used += width
-
-    def get(self, keys: list[np.ndarray], name: object) -> np.ndarray:
-        f = self.fields[name]
-        return (keys[f.word] >> U64(f.shift)) & f.mask
-
-    def put(self, keys: list[np.ndarray], name: object, value) -> None:
-        """Overwrite a field in place (``value`` fits its width)."""
-        f = self.fields[name]
-        word = keys[f.word] & ~(f.mask << U64(f.shift))
-        keys[f.word] = word | (np.asarray(value, dtype=U64) << U64(f.shift))
 
 
 @dataclass
 class SweepStats:
-    """Size of the sparse DP: the most (state, s[, r]) entries alive after a point, and time."""
+    """Size of the sparse DP: the most (state, s[, r]) entries alive after a point, the sum
+    over points of the entries alive (the work: :mod:`.costs` is calibrated on it), points
+    stepped and time."""
 
     max_states: int = 0
+    entries: int = 0
     steps: int = 0
     seconds: float = 0.0
-    per_column: list[int] = field(default_factory=list)
+
+    def add(self, live: int) -> None:
+        """Count one point step that left ``live`` entries."""
+        self.max_states = max(self.max_states, live)
+        self.entries += live
+        self.steps += 1
+
+
+def too_many_entries(what: str, live: int, limit: int, words: int, primes: int) -> ValueError:
+    """The error of a sweep whose live entries outgrew what memory holds (or the limit)."""
+    need = live * entry_bytes(words, primes) * SWEEP_COPIES
+    return ValueError(
+        f"{what} reached {live:,} live entries, past its limit of {limit:,} (this machine's "
+        f"memory for them and their copies: about {format_bytes(need)} would be needed); this "
+        "grid is too large for it (see docs/matchsticks.md for the measured growth)")
 
 
 def _bit(value: np.ndarray, k: int) -> np.ndarray:
     return (value >> U64(k)) & ONE
-
-
-def _merge(keys, removed, counts, primes, table_mode):
-    """Merge equal keys: (min R, counts at min R) in table mode, summed counts otherwise."""
-    if len(keys[0]) == 0:
-        return keys, removed, counts
-    if len(keys) == 1:
-        order = np.argsort(keys[0], kind="stable")
-    else:
-        order = np.lexsort(keys[::-1])
-    keys = [k[order] for k in keys]
-    counts = counts[order]
-    change = np.zeros(len(order), dtype=bool)
-    change[0] = True
-    for k in keys:
-        change[1:] |= k[1:] != k[:-1]
-    starts = np.flatnonzero(change)
-    keys = [k[starts] for k in keys]
-    if table_mode:
-        removed = removed[order]
-        fewest = np.minimum.reduceat(removed, starts)
-        sizes = np.diff(np.append(starts, len(order)))
-        counts = counts * (removed == np.repeat(fewest, sizes))[:, None]
-        removed = fewest
-    counts = np.add.reduceat(counts, starts, axis=0) % primes
-    return keys, removed, counts
 
 
 def _thresholds(fewest_after: np.ndarray, caps: dict[int, int] | None, max_squares: int,
@@ -170,8 +110,8 @@ def _thresholds(fewest_after: np.ndarray, caps: dict[int, int] | None, max_squar
     Table mode: ``max over S' >= s of caps[S'] - fewest_after[σ, S' - s]``; exact mode: the
     same with the single target (S, R).
     """
+    # An unreachable state holds E + 1, more than any cap: its threshold is negative.
     fewest = fewest_after.astype(np.int64)
-    fewest[fewest_after == INFINITE] = 1 << 20
     slack_top = fewest.shape[1] - 1
     targets = {max_squares: max_removed} if caps is None else caps
     out = np.full((fewest.shape[0], max_squares + 1), -1, dtype=np.int64)
@@ -181,16 +121,18 @@ def _thresholds(fewest_after: np.ndarray, caps: dict[int, int] | None, max_squar
     return out
 
 
+#: A sweep's entries: key words, sticks removed (fewest, in table mode) and residues.
+State = tuple[list[np.ndarray], np.ndarray, np.ndarray]
 
-def step_point(layout: KeyLayout, state, i: int, j: int, *, bound: UnitSquareBound, caps,
-               max_squares: int, primes: np.ndarray, max_removed: int | None = None,
-               undecided: int = 0, first_column: int | None = None):
+
+def step_point(layout: KeyLayout, state: State, i: int, j: int, *, bound: UnitSquareBound,
+               caps: dict[int, int] | None, max_squares: int, primes: np.ndarray,
+               max_removed: int | None = None, undecided: int = 0) -> State:
     """Advance the sparse DP over grid point (i, j): decide its down and right sticks.
 
     ``state`` is ``(keys, removed, counts)``; returns the merged new state. Shared by
-    :func:`sweep` and the half sweeps of :mod:`.join`. ``max_removed=None`` is table mode;
-    an int is exact mode (``undecided``: sticks not decided after this point).
-    ``first_column`` restricts column 0's vertical sticks to one work unit's pattern.
+    :func:`sweep` and the half sweeps of :mod:`.halves`. ``max_removed=None`` is table
+    mode; an int is exact mode (``undecided``: sticks not decided after this point).
     """
     keys, removed, counts = state
     h, w = layout.h, layout.w
@@ -234,8 +176,6 @@ def step_point(layout: KeyLayout, state, i: int, j: int, *, bound: UnitSquareBou
     parts = []
     for right in (0, 1) if has_right else (0,):
         for down in (0, 1) if has_down else (0,):
-            if first_column is not None and j == 0 and has_down and down != (first_column >> i) & 1:
-                continue
             lost = (has_down and not down) + (has_right and not right)
             ok = alive & ((left + up) != U64(1 - down - right) if down + right <= 1
                           else np.ones(len(t), dtype=bool))
@@ -268,18 +208,22 @@ def step_point(layout: KeyLayout, state, i: int, j: int, *, bound: UnitSquareBou
     keys = [np.concatenate([q[0][wd] for q in parts]) for wd in range(layout.words)]
     removed = np.concatenate([q[1] for q in parts])
     counts = np.concatenate([q[2] for q in parts])
-    return _merge(keys, removed, counts, primes, table_mode)
+    if table_mode:
+        return merge_equal_keys(keys, counts, primes, removed=removed)
+    keys, counts = merge_equal_keys(keys, counts, primes)
+    return keys, np.zeros(len(keys[0]), dtype=np.int64), counts  # R lives in the key
 
 
 def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
-          first_column: int | None = None, stats: SweepStats | None = None,
-          caps: dict[int, int] | None = None, max_entries: int = MAX_ENTRIES):
+          stats: SweepStats | None = None, caps: dict[int, int] | None = None,
+          max_entries: int | None = None):
     """Run the sparse DP over the whole grid.
 
     ``max_removed=None`` selects table mode; an int selects exact mode for R = max_removed.
-    ``first_column`` (bit i: the vertical stick below point i of column 0 remains) restricts
-    the sweep to one work unit. Returns ``(s, removed, residues, primes)`` arrays over the
-    final entries: squares, fewest R (table mode) or R (exact mode), and residues.
+    Returns ``(s, removed, residues, primes)`` arrays over the final entries: squares,
+    fewest R (table mode) or R (exact mode), and residues. The live entries may not pass
+    ``max_entries`` nor what this machine's memory holds (:func:`.costs.live_entry_limit`):
+    a ``ValueError`` says so.
     """
     h, w = orient(m, n)
     sticks = stick_count(h, w)
@@ -287,6 +231,7 @@ def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
     layout = KeyLayout(h, w, max_squares, None if table_mode else max_removed)
     primes_list = primes_for_bound(binomial_bound(sticks, max_removed), NARROW_PRIME_LIMIT)
     primes = np.array(primes_list, dtype=U64)
+    limit = live_entry_limit(max_entries, layout.words, len(primes))
     keys = [np.zeros(1, dtype=U64) for _ in range(layout.words)]
     removed = np.zeros(1, dtype=np.int64)
     counts = np.ones((1, len(primes)), dtype=U64)
@@ -304,15 +249,11 @@ def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
             keys, removed, counts = step_point(
                 layout, (keys, removed, counts), i, j, bound=bound, caps=caps,
                 max_squares=max_squares, primes=primes, max_removed=max_removed,
-                undecided=sticks - decided, first_column=first_column)
-            if len(keys[0]) > max_entries:
-                raise ValueError(
-                    f"{m}×{n}: the square-tracking DP passed {max_entries:,} live entries "
-                    f"(about {max_entries * 100 // 2**20} MiB) at column {j}; this grid is too "
-                    f"large for it (see docs/matchsticks.md for the measured growth)")
-            stats.max_states = max(stats.max_states, len(keys[0]))
-            stats.steps += 1
-        stats.per_column.append(len(keys[0]))
+                undecided=sticks - decided)
+            if len(keys[0]) > limit:
+                raise too_many_entries(f"{m}×{n}: the square-tracking sweep (column {j})",
+                                       len(keys[0]), limit, layout.words, len(primes))
+            stats.add(len(keys[0]))
     stats.seconds += time.perf_counter() - begin
     s = layout.get(keys, "s").astype(np.int64)
     if not table_mode:
@@ -324,7 +265,7 @@ def _exact_counts(counts: np.ndarray, primes: list[int]) -> list[int]:
     return [crt([int(v) for v in row], primes) for row in counts]
 
 
-def table_rows(m: int, n: int, squares, *, first_column: int | None = None,
+def table_rows_by_sweep(m: int, n: int, squares, *,
                stats: SweepStats | None = None) -> list[tuple[int, int | None, int]]:
     """Rows ``(S, fewest R, count)`` for each S asked (``(S, None, 0)`` when impossible).
 
@@ -339,7 +280,7 @@ def table_rows(m: int, n: int, squares, *, first_column: int | None = None,
     if h >= SEPARATE_SQUARES_FROM and len(wanted) > 1:
         # One sweep per S: a single target prunes far harder than the union of 15 targets.
         return [row for q in wanted
-                for row in table_rows(m, n, [q], first_column=first_column, stats=stats)]
+                for row in table_rows_by_sweep(m, n, [q], stats=stats)]
     sticks = stick_count(h, w)
     start = UnitSquareBound(h, w, max(wanted)).before_start()
     caps = {q: min(sticks, int(start[min(q, len(start) - 1)])) for q in wanted}
@@ -347,8 +288,8 @@ def table_rows(m: int, n: int, squares, *, first_column: int | None = None,
     step = 1
     while len(done) < len(wanted):
         pending = {q: caps[q] for q in wanted if q not in done}
-        s, removed, counts, primes = sweep(m, n, max_squares=max(pending), first_column=first_column,
-                                           stats=stats, caps=pending)
+        s, removed, counts, primes = sweep(m, n, max_squares=max(pending), stats=stats,
+                                           caps=pending)
         found = {int(a): (int(b), c) for a, b, c in zip(s, removed, counts)}
         for q, cap in pending.items():
             if q in found and found[q][0] <= cap:

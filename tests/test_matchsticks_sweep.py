@@ -1,4 +1,5 @@
-"""Problems 2 and 3 (the square-tracking DP) against the brute force and the seed's tables."""
+"""The square-tracking sweep (sweep.py): problem 2 and its whole-grid table against the brute
+force, the seed's tables and an independent walk of thin grids."""
 
 import functools
 import math
@@ -7,7 +8,9 @@ import pytest
 
 from gpuqueens.problems.matchsticks.bruteforce import brute_table, rs_histogram
 from gpuqueens.problems.matchsticks.grid import square_count, stick_count
-from gpuqueens.problems.matchsticks.squares import SweepStats, count_exact, table_rows
+from gpuqueens.problems.matchsticks.sweep import SweepStats, count_exact
+from gpuqueens.problems.matchsticks.sweep import table_rows_by_sweep as table_rows
+from thin_grids import thin_counts
 
 from seed_tables import SEED_4X4, SEED_5X5, SEED_6X6
 
@@ -69,8 +72,10 @@ def test_exact_count_is_consistent_with_table():
 
 
 def test_counts_exceeding_narrow_primes_are_exact():
-    # 4×4 R=9, S=1 has 4972 ways; a long thin grid gives counts well beyond 2^31.
-    rows = table_rows(2, 9, [0])
-    brute_like = count_exact(2, 9, removed=rows[0][1], squares=0)
-    assert rows[0][2] == brute_like
-    assert math.comb(stick_count(2, 9), rows[0][1]) >= rows[0][2]
+    # The sweep keeps residues modulo primes below 2^31; 1×60 with 40 sticks removed and
+    # 5 squares has about 2.5·10^24 configurations (needs three such primes and more than
+    # 64 bits), counted independently by the column walk of tests/thin_grids.py.
+    expected = thin_counts(1, 60, 40, 5)[5]
+    assert expected > 2**64
+    assert count_exact(1, 60, removed=40, squares=5) == expected
+    assert math.comb(stick_count(1, 60), 40) >= expected

@@ -1,0 +1,149 @@
+"""Measure the constants of the matchstick cost models (gpuqueens/problems/matchsticks/costs.py).
+
+    python bench/calibrate_matchsticks.py            # prints each constant and what it came from
+
+Each rate is the best of a few runs (the machine may be shared); memory is the peak
+resident size of a fresh process. Copy the printed values into costs.py and the table of
+docs/matchsticks.md ("Estimates"), with the machine and the date.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import tracemalloc
+
+from gpuqueens.problems.matchsticks import costs
+from gpuqueens.problems.matchsticks.bounds import UnitSquareBound
+from gpuqueens.problems.matchsticks.grid import stick_count
+from gpuqueens.problems.matchsticks.modular import crt, primes_below, primes_for_bound
+from gpuqueens.problems.matchsticks.pairing import (JoinStats, centre_patterns, join_centre,
+                                                    prepare_round)
+from gpuqueens.problems.matchsticks.sweep import SweepStats, count_exact
+from gpuqueens.problems.matchsticks.transfer import count_by_removed, residues_by_removed
+
+
+def best(run, repeat=3):
+    times = []
+    for _ in range(repeat):
+        begin = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - begin)
+    return min(times)
+
+
+def transfer():
+    step_run = best(lambda: count_by_removed(1, 20_000, 1))
+    step = step_run / (2 * 20_001)                       # one prime, tiny arrays
+    print(f"TRANSFER_STEP_SECONDS = {step:.3g}   # 1×20000, R <= 1: {step_run:.2f} s")
+    for m in (10, 11):
+        sticks = stick_count(m, m)
+        primes = costs.prime_count(sticks, None, 62)
+        points = (m + 1) ** 2
+        seconds = best(lambda: count_by_removed(m, m), repeat=2 if m > 10 else 3)
+        elements = (1 << (m + 2)) * costs._mean_live(sticks + 1, sticks)
+        rate = (seconds / (primes * points) - step) / elements
+        print(f"TRANSFER_ELEMENT_SECONDS = {rate:.3g}   # {m}×{m}, every R: {seconds:.2f} s, "
+              f"{primes} primes")
+    tracemalloc.start()
+    residues_by_removed(8, 8, 145, primes_below(1 << 62, 1)[0])
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    print(f"TRANSFER_ARRAYS = {peak / (8 * (1 << 10) * 145):.2f}   # 8×8 traced peak {peak:,} B")
+    primes = primes_below(1 << 62, 40)
+    values = [[(k * 7919 + i) % p for p in primes] for k in range(2000) for i in (0,)]
+    seconds = best(lambda: [crt(v, primes) for v in values])
+    print(f"CRT_SECONDS = {seconds / (2000 * 40 * 40):.3g}   # 2000 counts, 40 primes: "
+          f"{seconds:.2f} s")
+
+
+def prime_search():
+    for limit, bits in ((1 << 62, 62), (1 << 31, 31)):
+        begin = time.perf_counter()
+        found = primes_for_bound(2 ** 20_000, limit)
+        seconds = time.perf_counter() - begin
+        print(f"PRIME_SEARCH_SECONDS[{bits}] = {seconds / len(found) ** 2:.3g}   # "
+              f"{len(found)} primes for 20000 bits: {seconds:.2f} s")
+
+
+def sweep():
+    h, w = 1, 2000
+    stats = SweepStats()
+    seconds = best(lambda: count_exact(h, w, removed=stick_count(h, w), squares=0, stats=stats))
+    step = seconds / ((h + 1) * (w + 1))
+    print(f"SWEEP_STEP_SECONDS = {step:.3g}   # 1×2000, every stick removed: {seconds:.2f} s")
+    for h, w, r, s in [(4, 5, 16, 4), (3, 12, 29, 12)]:
+        stats = SweepStats()
+        seconds = best(lambda: count_exact(h, w, removed=r, squares=s, stats=stats), repeat=2)
+        runs = 2
+        words = costs._key_words(h, w, s, r)
+        primes = costs.prime_count(stick_count(h, w), r, 31)
+        work = stats.entries / runs * (words + 1 + primes)
+        rate = (seconds - stats.steps / runs * step) / work
+        print(f"SWEEP_ENTRY_SECONDS = {rate:.3g}   # {h}×{w} R={r} S={s}: {seconds:.2f} s, "
+              f"{stats.entries // runs:,} entries over the points, most {stats.max_states:,}")
+    bound = best(lambda: UnitSquareBound(6, 6, 14))
+    values = (7 * 7 + 1) * 4 ** 7 * 15 * 4
+    print(f"BOUND_VALUE_SECONDS = {bound / values:.3g}   # 6×6, S <= 14: {bound:.2f} s")
+
+
+def join():
+    for h, w in [(5, 10), (6, 6)]:
+        wanted = list(range(15))
+        start = UnitSquareBound(h, w, 14).before_start()
+        level = max(q + 2 * int(start[q]) for q in wanted) + 1
+        caps = {q: min(stick_count(h, w), (level - q) // 2) for q in wanted}
+        rnd = prepare_round(h, w, caps, level, slack=14)
+        stats = JoinStats()
+        stats.add_round(rnd)
+        for c in centre_patterns(h):
+            join_centre(rnd, c, stats)
+        words = costs._key_words(h, w, 14, None)
+        per_entry = words + 1 + len(rnd.primes)
+        rate = stats.join_seconds / (stats.max_live * len(centre_patterns(h)) * per_entry)
+        print(f"JOIN_ENTRY_SECONDS = {rate:.3g}   # {h}×{w} round 1: join "
+              f"{stats.join_seconds:.2f} s, most live {stats.max_live:,}, half sweeps "
+              f"{stats.sweep_seconds:.2f} s, {stats.groups:,} groups, {stats.pairs:.2g} pairs, "
+              f"{stats.hits:,} hits")
+
+
+_PEAK = """
+import json, sys
+from gpuqueens.problems.matchsticks.pairing import prepare_round
+from gpuqueens.problems.matchsticks.bounds import UnitSquareBound
+from gpuqueens.problems.matchsticks.grid import stick_count
+
+def high_water():  # this process's peak resident size (Linux)
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+
+h, w = int(sys.argv[1]), int(sys.argv[2])
+base = high_water()
+start = UnitSquareBound(h, w, 14).before_start()
+level = max(q + 2 * int(start[q]) for q in range(15)) + 1
+caps = {q: min(stick_count(h, w), (level - q) // 2) for q in range(15)}
+rnd = prepare_round(h, w, caps, level, slack=14)
+print(json.dumps([base, high_water(), rnd.sweep.max_states, len(rnd.primes)]))
+"""
+
+
+def memory():
+    for h, w in [(5, 10), (6, 7)]:
+        out = subprocess.run([sys.executable, "-c", _PEAK, str(h), str(w)], check=True,
+                             capture_output=True, text=True).stdout
+        base, peak, live, primes = json.loads(out)
+        per_entry = costs.entry_bytes(costs._key_words(h, w, 14, None), primes)
+        print(f"SWEEP_COPIES = {(peak - base) / (live * per_entry):.1f}   # {h}×{w} round 1: "
+              f"peak {peak / 2**30:.2f} GiB, {live:,} live entries of {per_entry} B")
+
+
+if __name__ == "__main__":
+    print("# load", open("/proc/loadavg").read().split()[:3], time.strftime("%Y-%m-%d"))
+    memory()
+    transfer()
+    prime_search()
+    sweep()
+    join()

@@ -1,0 +1,265 @@
+// A host-side model of how 32-lane warps run an N-Queens search loop.
+//
+// It replays a per-thread search loop for every lane of many warps in lockstep and counts,
+// per warp step, what the warp issues: the union of the code blocks its lanes took
+// (divergent blocks run one after the other), the ALU-pipe share of those instructions, and
+// the shared-memory wavefronts (a 16-byte access costs one wavefront per quarter-warp that
+// has an active lane, a 4-byte access one per instruction). Block costs are SASS counts read
+// off the sm_90 disassembly (bench/simt_model.py holds them and says how they were counted).
+//
+//   simt_model v3 PREFIXES_IN THREADS MAIN MAIN_ALU LEAF_C LEAF_S FETCH
+//   simt_model ygch N ROWS SAMPLE THREADS LOOP LOOP_ALU FETCH
+//
+// v3: the kernel in kernels/nqueens.cu (NqWorker, its own code compiled for the host), work
+// items taken from a shared counter. PREFIXES_IN: the host harness format
+// (tests/native/nqueens_host_main.cu); its split is 0 (the prefixes are the items).
+// ygch: the loop of the public counter ygch/n_queens as its kernel runs it (one candidate per
+// iteration, every row's whole state in shared memory, mirror symmetry only, first ROWS rows
+// placed on the host; a lane that finishes its subproblem waits for the rest of its warp,
+// then the warp takes 32 new subproblems). Every SAMPLE-th subproblem is modelled.
+//
+// Prints one line of key=value pairs: nodes (candidates tried below the items), warp_steps,
+// active_lanes (lanes per issued instruction, as ncu's "Avg. Active Threads Per Warp"),
+// issued/alu/wavefronts per node, tail (longest thread's busy steps over the mean).
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <queue>
+#include <vector>
+
+#include "../kernels/nqueens.cu"
+
+namespace {
+
+struct Totals {
+    double issued = 0, alu = 0, lanes = 0, wavefronts = 0;
+    long long warp_steps = 0;
+    unsigned long long nodes = 0;
+};
+
+int quarters(unsigned lanes) {
+    int q = 0;
+    for (int k = 0; k < 4; ++k) q += ((lanes >> (8 * k)) & 0xffu) != 0;
+    return q;
+}
+
+void print(const char* loop, const Totals& t, long long threads, double tail, long long ticks) {
+    const double nodes = t.nodes ? (double)t.nodes : 1.0;
+    std::printf("loop=%s threads=%lld nodes=%llu warp_steps=%lld active_lanes=%.2f issued_per_node=%.3f "
+                "alu_per_node=%.3f wavefronts_per_node=%.3f tail=%.3f ticks=%lld\n",
+                loop, threads, t.nodes, t.warp_steps, t.issued > 0 ? t.lanes / t.issued : 0.0, t.issued / nodes,
+                t.alu / nodes, t.wavefronts / nodes, tail, ticks);
+}
+
+int run_v3(int argc, char** argv) {
+    if (argc != 9) return 2;
+    std::FILE* f = std::fopen(argv[2], "rb");
+    if (!f) return 2;
+    char magic[8];
+    unsigned n = 0, mark = 0;
+    unsigned long long count = 0;
+    if (std::fread(magic, 1, 8, f) != 8 || std::fread(&n, 4, 1, f) != 1 || std::fread(&mark, 4, 1, f) != 1 ||
+        std::fread(&count, 8, 1, f) != 1) return 2;
+    std::vector<nq_u32> records(count * NQ_RECORD_WORDS);
+    if (count && std::fread(records.data(), 4, records.size(), f) != records.size()) return 2;
+    std::fclose(f);
+    const int threads = std::atoi(argv[3]);
+    const double main_cost = std::atof(argv[4]), main_alu = std::atof(argv[5]);
+    const double leaf_c = std::atof(argv[6]), leaf_s = std::atof(argv[7]), fetch = std::atof(argv[8]);
+
+    const NqPrefixes set = nq_prefixes((int)n, (int)mark, 0, (long long)count, records.data());
+    const int words = nq_thread_words((int)n, (int)mark);
+    std::vector<nq_u32> memory((size_t)threads * words);
+    std::vector<NqWorker> lanes(threads);
+    nq_u64 counter = 0;
+    std::vector<char> live(threads, 1);
+    std::vector<long long> busy(threads, 0);
+    for (int t = 0; t < threads; ++t) {
+        lanes[t].start(set, &counter, nq_thread_memory(&memory[(size_t)t * words], (int)n, (int)mark, t), 0);
+        if (lanes[t].next_item() == NQ_STEP_DONE) live[t] = 0;
+    }
+    Totals tot;
+    const int warps = (threads + 31) / 32;
+    long long tick = 0;
+    bool any_live = true;
+    while (any_live) {
+        any_live = false;
+        ++tick;
+        for (int w = 0; w < warps; ++w) {
+            unsigned main_lanes = 0, save_lanes = 0, back_lanes = 0, leaf_back = 0;
+            bool leaf_side = false, leaf_corner = false, fetched = false;
+            double lane_cost = 0;
+            int active = 0;
+            for (int l = 0; l < 32; ++l) {
+                const int t = w * 32 + l;
+                if (t >= threads || !live[t]) continue;
+                ++active;
+                const bool corner = (lanes[t].s.leafinfo >> 18) & 1u;
+                const int did = lanes[t].advance();
+                ++busy[t];
+                if (did == NQ_STEP_DONE) live[t] = 0;
+                if (did == NQ_STEP_DONE || did == NQ_STEP_FETCH) {
+                    fetched = true;
+                    lane_cost += fetch;
+                } else if (did & NQ_STEP_LEAF) {
+                    (corner ? leaf_corner : leaf_side) = true;
+                    leaf_back |= 1u << l;
+                    lane_cost += corner ? leaf_c : leaf_s;
+                } else {
+                    main_lanes |= 1u << l;
+                    lane_cost += main_cost;
+                    ++tot.nodes;
+                    if (did & NQ_STEP_SAVE) save_lanes |= 1u << l;
+                    if (did & NQ_STEP_RESTORE) back_lanes |= 1u << l;
+                }
+            }
+            if (!active) continue;
+            any_live = true;
+            ++tot.warp_steps;
+            double issued = 0, alu = 0, wave = 0;
+            if (main_lanes) {
+                issued += main_cost;
+                alu += main_alu;
+                wave += 1 + quarters(save_lanes) + quarters(back_lanes);  // queen store, save, restore
+            }
+            if (leaf_side || leaf_corner) {
+                issued += leaf_side ? leaf_s : leaf_c;
+                alu += (leaf_side ? leaf_s : leaf_c) / 2;
+                wave += quarters(leaf_back) + (leaf_side ? 2 : 0);  // restore, rows B1 and B2
+            }
+            if (fetched) {
+                issued += fetch;
+                alu += fetch / 2;
+            }
+            tot.issued += issued;
+            tot.alu += alu;
+            tot.wavefronts += wave;
+            tot.lanes += lane_cost;
+        }
+    }
+    long long longest = 0;
+    double mean = 0;
+    for (int t = 0; t < threads; ++t) {
+        longest = std::max(longest, busy[t]);
+        mean += busy[t];
+    }
+    mean /= threads;
+    print("v3", tot, threads, mean > 0 ? longest / mean : 0.0, tick);
+    return 0;
+}
+
+// ygch/n_queens, described from its source: subproblems are the placements of its first
+// ROWS rows with row 0's queen in the left half (for odd n also: in the middle column with
+// row 1's queen left of it); each is searched to the end, one candidate per loop iteration,
+// the last row counted with a popcount. Returns the iterations of the subproblems in the
+// sampled groups of 32 consecutive ones (every SAMPLE-th group: a warp's 32 lanes take
+// consecutive subproblems, which are alike).
+void ygch_subproblems(int n, int rows, int sample, std::vector<long long>& iters) {
+    const nq_u32 mask = (1u << n) - 1u;
+    struct Walk {
+        int n;
+        nq_u32 mask;
+        int rows;
+        int sample;
+        std::vector<long long>* out;
+        mutable long long index = 0;
+        bool wanted() const { return (index++ / 32) % sample == 0; }
+        long long below(int row, nq_u32 l, nq_u32 d, nq_u32 r) const {  // iterations below
+            if (row >= n - 1) return 0;
+            long long it = 0;
+            nq_u32 c = mask & ~(l | d | r);
+            while (c) {
+                const nq_u32 b = c & (0u - c);
+                c ^= b;
+                ++it;  // one try at `row`; its child row is searched unless it is the last
+                it += below(row + 1, ((l | b) << 1) & mask, d | b, (r | b) >> 1);
+            }
+            return it;
+        }
+        void place(int row, nq_u32 l, nq_u32 d, nq_u32 r, nq_u32 allowed) const {
+            nq_u32 c = allowed & ~(l | d | r);
+            while (c) {
+                const nq_u32 b = c & (0u - c);
+                c ^= b;
+                const nq_u32 nl = ((l | b) << 1) & mask, nd = d | b, nr = (r | b) >> 1;
+                if (row + 1 == rows) {
+                    if (wanted()) out->push_back(below(rows, nl, nd, nr));
+                }
+                else place(row + 1, nl, nd, nr, mask);
+            }
+        }
+    } walk{n, mask, rows, sample, &iters};
+    walk.place(0, 0, 0, 0, (1u << (n / 2)) - 1u);
+    if (n & 1) {
+        const nq_u32 mid = 1u << (n / 2);
+        const nq_u32 l = (mid << 1) & mask, r = mid >> 1;
+        nq_u32 c = ((1u << ((n - 2) / 2)) - 1u) & ~(l | mid | r);
+        while (c) {
+            const nq_u32 b = c & (0u - c);
+            c ^= b;
+            const nq_u32 nl = ((l | b) << 1) & mask, nd = mid | b, nr = (r | b) >> 1;
+            if (rows == 2) {
+                if (walk.wanted()) iters.push_back(walk.below(2, nl, nd, nr));
+            }
+            else walk.place(2, nl, nd, nr, mask);
+        }
+    }
+}
+
+int run_ygch(int argc, char** argv) {
+    if (argc != 9) return 2;
+    const int n = std::atoi(argv[2]), rows = std::atoi(argv[3]), sample = std::atoi(argv[4]);
+    const int threads = std::atoi(argv[5]);
+    const double loop = std::atof(argv[6]), loop_alu = std::atof(argv[7]), fetch = std::atof(argv[8]);
+    std::vector<long long> iters;
+    ygch_subproblems(n, rows, sample, iters);
+    // warps take 32 consecutive subproblems when they are free; a round lasts as long as its
+    // longest lane; per iteration the warp loads the top state (16 bytes, every active lane),
+    // writes its cand back (4 bytes) and pushes the child (16 bytes, most lanes)
+    const int warps = std::max(1, threads / 32);
+    std::priority_queue<std::pair<long long, int>, std::vector<std::pair<long long, int>>, std::greater<>> ready;
+    for (int w = 0; w < warps; ++w) ready.push({0, w});
+    Totals tot;
+    size_t next = 0;
+    long long end = 0;
+    std::vector<long long> busy(warps * 32, 0);
+    while (next < iters.size()) {
+        auto [time, w] = ready.top();
+        ready.pop();
+        long long longest = 0, sum = 0;
+        for (int l = 0; l < 32 && next < iters.size(); ++l, ++next) {
+            longest = std::max(longest, iters[next]);
+            sum += iters[next];
+            busy[w * 32 + l] += iters[next];
+        }
+        tot.nodes += (unsigned long long)sum;
+        tot.warp_steps += longest;
+        tot.issued += longest * loop + fetch;
+        tot.alu += longest * loop_alu + fetch / 2;
+        tot.lanes += sum * loop + 32 * fetch;
+        tot.wavefronts += longest * 9.0;  // 4 (load) + 1 (cand) + 4 (push): quarters mostly all active
+        ready.push({time + longest, w});
+        end = std::max(end, time + longest);
+    }
+    long long longest = 0;
+    double mean = 0;
+    for (long long b : busy) {
+        longest = std::max(longest, b);
+        mean += b;
+    }
+    mean /= busy.size();
+    print("ygch", tot, threads, mean > 0 ? longest / mean : 0.0, end);
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc > 1 && std::strcmp(argv[1], "v3") == 0) return run_v3(argc, argv);
+    if (argc > 1 && std::strcmp(argv[1], "ygch") == 0) return run_ygch(argc, argv);
+    std::fprintf(stderr, "usage: %s v3 PREFIXES_IN THREADS MAIN MAIN_ALU LEAF_C LEAF_S FETCH\n"
+                         "       %s ygch N ROWS SAMPLE THREADS LOOP LOOP_ALU FETCH\n", argv[0], argv[0]);
+    return 2;
+}

@@ -1,0 +1,163 @@
+"""The two halves of the puzzle table's centre join: half sweeps decoded into *parts*.
+
+The square-tracking sweep of :mod:`.sweep` keeps one entry per partial configuration once
+the open bits of large squares span the grid (6×6: ~10^7 live entries). The centre join
+runs it only over the left half, up to the *centre line* (point column ``mid = w // 2``),
+and again over the left half of the mirrored grid, which is the right half.
+
+A *part* is a half sweep's state after its last point column (``mid`` columns of points for
+the left, ``w - mid`` for the right), with the (fewest R, count) semiring of the sweep:
+
+* ``H``: its h+1 horizontal sticks that touch the centre line;
+* ``X``: its bits of the *crossing* squares (left column c < mid < c+u): a left part has
+  the bit when the square's left side and its top and bottom up to the centre line remain;
+  a right part the mirror. A crossing square survives iff both parts have its bit;
+* ``Y``: its bits of the squares with a side *on* the centre line (still waiting for it);
+* ``s``, ``r``: squares completed inside the part, sticks removed in it.
+
+:mod:`.pairing` joins the parts of the two sides.
+
+>>> primes = np.array([2147483647], dtype=np.uint64)
+>>> left, right = half_parts(2, 2, {q: 12 for q in range(6)}, primes)
+>>> right is left, len(left.r), left.xbits.shape[1]     # 2×2: symmetric, one crossing square
+(True, 5, 1)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .bounds import unit_square_bound
+from .keys import ONE, U64, KeyLayout
+from .costs import live_entry_limit
+from .sweep import SweepStats, step_point, too_many_entries
+
+__all__ = ["Parts", "half_parts", "MAX_CROSSING_SQUARES"]
+
+#: The crossing squares' bits share one uint64 per part: 42 for 7×7 (56 on longer grids
+#: with h = 7), 64 for 8×8, 70 for 8×9.
+MAX_CROSSING_SQUARES = 64
+
+
+@dataclass
+class Parts:
+    """Parts of one side, in the original grid's coordinates, ordered by (H, X, r)."""
+
+    xbits: np.ndarray    # float32 (patterns, crossing squares) 0/1, canonical order
+    xbits_mirrored: np.ndarray | None  # the same patterns read as right parts (left side only)
+    ymask: np.ndarray    # int64 (parts, centre squares) 0/1
+    yrows: list          # per centre square: bit mask of the C sticks it needs
+    s: np.ndarray
+    r: np.ndarray
+    counts: np.ndarray   # (parts, primes) residues
+    hx: np.ndarray       # H * len(xbits) + X: the h+1 centre horizontals H (bit i: row i)
+                         # and the index X of the part's crossing pattern in xbits
+
+
+def crossing_squares(h: int, w: int) -> list[tuple[int, int, int]]:
+    """The squares (r, u, c) that cross the centre line: left column c < mid < c + u."""
+    mid = w // 2
+    return [(r, u, c) for u in range(2, h + 1) for r in range(h - u + 1)
+            for c in range(max(0, mid - u + 1), min(mid, w - u + 1))]
+
+
+def _half_sweep(h, w, stops, max_squares, caps, bound, primes, max_entries, stats):
+    """The sweep of :mod:`.sweep` (table mode) over point columns 0..stop-1.
+
+    Returns ``{stop: (keys, removed, counts)}`` for each stop asked and the key layout.
+    """
+    layout = KeyLayout(h, w, max_squares)
+    limit = live_entry_limit(max_entries, layout.words, len(primes))
+    keys = [np.zeros(1, dtype=U64) for _ in range(layout.words)]
+    removed = np.zeros(1, dtype=np.int64)
+    counts = np.ones((1, len(primes)), dtype=U64)
+    out = {}
+    if 0 in stops:
+        out[0] = (keys, removed, counts)
+    for j in range(max(stops)):
+        for i in range(h + 1):
+            keys, removed, counts = step_point(layout, (keys, removed, counts), i, j, bound=bound,
+                                               caps=caps, max_squares=max_squares, primes=primes)
+            if len(removed) > limit:
+                raise too_many_entries(f"{h}×{w}: a half sweep of the centre join (column {j})",
+                                       len(removed), limit, layout.words, len(primes))
+            stats.add(len(removed))
+        if j + 1 in stops:
+            out[j + 1] = (keys, removed, counts)
+    return out, layout
+
+
+def _decode(h, w, state, layout, mirrored) -> Parts:
+    """Decode a half sweep's final states. ``mirrored``: the sweep ran on the mirrored grid.
+
+    Crossing squares (r, u, c) with c < mid < c + u are indexed in one canonical order;
+    a mirrored part's square with left column c' is the original square w - c' - u.
+    """
+    keys, removed, counts = state
+    mid = w // 2
+    cut = w - mid if mirrored else mid            # the sweep's own point columns
+    crossing = crossing_squares(h, w)
+    index = {sq: k for k, sq in enumerate(crossing)}
+    X = np.zeros(len(removed), dtype=U64)
+    ycols, yrows = [], []
+    for (r, u), k in sorted(layout.groups.items()):
+        g = layout.get(keys, ("g", r, u))
+        for c in range(max(0, cut - u), cut):
+            if c + u > w:
+                continue
+            bit = (g >> U64(c % k)) & ONE
+            if c + u == cut:
+                ycols.append(bit.astype(np.int64))
+                yrows.append(((1 << u) - 1) << r)
+            else:
+                original = (r, u, w - c - u) if mirrored else (r, u, c)
+                X |= bit << U64(index[original])
+    unique, inverse = np.unique(X, return_inverse=True)
+    shifts = np.arange(len(crossing), dtype=U64)
+    xbits = ((unique[:, None] >> shifts[None, :]) & ONE).astype(np.float32)
+    if not mirrored and 2 * mid == w:  # for a symmetric grid the right parts are these, mirrored
+        mirror = [index[(r, u, w - c - u)] for r, u, c in crossing]
+        xbits_mirrored = xbits[:, mirror]
+    else:
+        xbits_mirrored = None
+    ymask = np.stack(ycols, axis=1) if ycols else np.zeros((len(removed), 0), dtype=np.int64)
+    H = layout.get(keys, "H").astype(np.int64)
+    X = inverse.astype(np.int64).ravel()
+    s = layout.get(keys, "s").astype(np.int64)
+    # Order by (H, X, r): each centre pattern's groups then meet nearly sorted keys.
+    hx = H * len(xbits) + X
+    order = np.lexsort((removed, hx))
+    return Parts(xbits, xbits_mirrored, ymask[order], yrows, s[order], removed[order],
+                 counts[order], hx[order])
+
+
+def half_parts(h: int, w: int, caps: dict[int, int], primes: np.ndarray,
+               max_entries: int | None = None, slack: int = 0,
+               stats: SweepStats | None = None) -> tuple[Parts, Parts]:
+    """The parts of the left and the right half of an h×w grid (h <= w) for one round:
+    ``caps`` maps each S asked to the most sticks removed that count for it. ``slack``: the
+    unit-square bound is built for at least this many squares (the largest S of the whole
+    table, so that every round shares one bound).
+
+    Returns ``(left, right)``; for even w the right parts are the left ones
+    (``right is left``), read mirrored by the pairing. ``stats`` counts the half sweep;
+    its live entries are limited as those of :func:`.sweep.sweep`.
+    """
+    if len(crossing_squares(h, w)) > MAX_CROSSING_SQUARES:
+        raise ValueError(f"{h}×{w}: {len(crossing_squares(h, w))} squares cross the centre "
+                         f"line, more than the {MAX_CROSSING_SQUARES} bits a part keeps")
+    max_squares = max(caps)
+    bound = unit_square_bound(h, w, max(max_squares, slack))
+    mid = w // 2
+    stats = stats if stats is not None else SweepStats()
+    begin = time.perf_counter()
+    states, layout = _half_sweep(h, w, sorted({mid, w - mid}), max_squares, caps, bound, primes,
+                                 max_entries, stats)
+    stats.seconds += time.perf_counter() - begin
+    left = _decode(h, w, states[mid], layout, mirrored=False)
+    if 2 * mid == w:
+        return left, left
+    return left, _decode(h, w, states[w - mid], layout, mirrored=True)

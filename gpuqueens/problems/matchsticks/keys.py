@@ -1,0 +1,127 @@
+"""Packed state keys of the square-tracking sweeps, and merging the entries that share one.
+
+A sweep's state is a handful of small bit fields (frontier sticks, open squares, squares so
+far, ...) packed into one or more ``uint64`` words; :class:`KeyLayout` places the fields so
+that none straddles two words. Many partial configurations reach the same key, and
+:func:`merge_equal_keys` folds them into one entry: either the counts add up, or (the
+puzzle table's semiring) only the entries with the fewest removed sticks are kept and their
+counts add up.
+
+>>> layout = KeyLayout(2, 2, max_squares=5)
+>>> keys = [np.zeros(3, dtype=U64)]
+>>> layout.put(keys, "s", np.array([4, 1, 4], dtype=U64))
+>>> layout.get(keys, "s").tolist()
+[4, 1, 4]
+>>> primes = np.array([7], dtype=U64)
+>>> counts = np.array([[3], [1], [6]], dtype=U64)
+>>> keys, fewest, counts = merge_equal_keys(keys, counts, primes, removed=np.array([2, 5, 2]))
+>>> layout.get(keys, "s").tolist(), fewest.tolist(), counts.tolist()   # 3 + 6 = 2 (mod 7)
+([1, 4], [5, 2], [[1], [2]])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["U64", "ONE", "Field", "KeyLayout", "merge_equal_keys"]
+
+U64 = np.uint64
+ONE = U64(1)
+
+
+@dataclass(frozen=True)
+class Field:
+    """One bit field: ``width`` bits from bit ``shift`` of key word ``word``."""
+
+    word: int
+    shift: int
+    width: int
+
+    @property
+    def mask(self) -> np.uint64:
+        return U64((1 << self.width) - 1)
+
+
+class KeyLayout:
+    """Bit fields of the sweep's packed state key; no field straddles two 64-bit words.
+
+    ``H``: the h+1 frontier sticks; ``t``: the top of the run of vertical sticks ending at
+    the current point; ``("g", r, u)``: the open squares with rows (r, r+u), one bit per
+    left column mod k (``groups[r, u] = k``); ``s``: squares so far (up to
+    ``max_squares``); ``r``: sticks removed so far (only with ``max_removed``).
+
+    >>> layout = KeyLayout(2, 2, max_squares=5)
+    >>> layout.words, sorted(layout.groups)
+    (1, [(0, 1), (0, 2), (1, 1)])
+    """
+
+    def __init__(self, h: int, w: int, max_squares: int, max_removed: int | None = None):
+        self.h, self.w = h, w
+        self.fields: dict[object, Field] = {}
+        self.groups: dict[tuple[int, int], int] = {}  # (r, u) -> slots k
+        self._word, self._used = 0, 0
+        self._add("H", h + 1)
+        self._add("t", max(1, h.bit_length()))
+        for u in range(1, h + 1):
+            for r in range(h - u + 1):
+                k = min(u, w - u + 1)
+                self.groups[r, u] = k
+                self._add(("g", r, u), k)
+        self._add("s", max(1, max_squares.bit_length()))
+        if max_removed is not None:
+            self._add("r", max(1, max_removed.bit_length()))
+        self.words = self._word + 1
+
+    def _add(self, name: object, width: int) -> None:
+        if width > 64:
+            raise ValueError(f"the key field {name!r} needs {width} bits, more than a word")
+        if self._used + width > 64:
+            self._word, self._used = self._word + 1, 0
+        self.fields[name] = Field(self._word, self._used, width)
+        self._used += width
+
+    def get(self, keys: list[np.ndarray], name: object) -> np.ndarray:
+        """The field's values, one per entry."""
+        f = self.fields[name]
+        return (keys[f.word] >> U64(f.shift)) & f.mask
+
+    def put(self, keys: list[np.ndarray], name: object, value) -> None:
+        """Overwrite a field in place (``value`` fits its width)."""
+        f = self.fields[name]
+        word = keys[f.word] & ~(f.mask << U64(f.shift))
+        keys[f.word] = word | (np.asarray(value, dtype=U64) << U64(f.shift))
+
+
+def merge_equal_keys(keys: list[np.ndarray], counts: np.ndarray, primes: np.ndarray,
+                     removed: np.ndarray | None = None, rows: np.ndarray | None = None):
+    """One entry per distinct key, in key order (word 0 first); counts modulo ``primes``
+    (one column each).
+
+    Without ``removed`` the counts add up: returns ``(keys, counts)``. With ``removed``
+    (sticks removed per entry) only the entries with the fewest removed sticks of each key
+    count: returns ``(keys, fewest, counts at the fewest)``. ``rows``: entry i's counts are
+    ``counts[rows[i]]`` (saves copying a large count array). Residues below 2^31 add up
+    exactly in ``uint64`` for groups of up to 2^33 entries.
+    """
+    if len(keys[0]) == 0:
+        counts = counts[:0]
+        return (keys, counts) if removed is None else (keys, removed, counts)
+    order = np.argsort(keys[0], kind="stable") if len(keys) == 1 else np.lexsort(keys[::-1])
+    keys = [k[order] for k in keys]
+    counts = counts[order if rows is None else rows[order]]
+    change = np.empty(len(order), dtype=bool)
+    change[0] = True
+    change[1:] = False
+    for k in keys:
+        change[1:] |= k[1:] != k[:-1]
+    starts = np.flatnonzero(change)
+    keys = [k[starts] for k in keys]
+    if removed is None:
+        return keys, np.add.reduceat(counts, starts, axis=0) % primes
+    removed = removed[order]
+    fewest = np.minimum.reduceat(removed, starts)
+    at_fewest = removed == np.repeat(fewest, np.diff(np.append(starts, len(order))))
+    counts = np.add.reduceat(counts * at_fewest[:, None], starts, axis=0) % primes
+    return keys, fewest, counts

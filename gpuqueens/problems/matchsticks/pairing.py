@@ -1,0 +1,293 @@
+"""The centre join's pairing: the left and right parts (:mod:`.halves`) of one round joined
+for one pattern C of the centre line's vertical sticks, by dense matrix products.
+
+For a pattern C a part turns into a *group* key (H, X, s' = s + its Y squares whose centre
+side C keeps) with the fewest r' (plus C's removed sticks on the left) and the count at it
+— exact by the same argument as the sweep (the rest of the grid sees a part only through
+its group key). A left group a and a right group b join when every centre point has
+degree != 1 (its two horizontal sticks from H_a, H_b and its vertical ones from C), into
+S = s'_a + s'_b + popcount(X_a & X_b) squares and R = r'_a + r'_b removed sticks.
+
+The join is dense linear algebra. For each C, every group gets a float32 row whose product
+with a row of the other side is popcount(X_a & X_b) + score_a + score_b + penalty, where
+score = s' + 2r' and the penalty (2 columns per centre point) is a multiple of a power of
+two above the round's level exactly when some centre point would have degree 1. One BLAS
+product per block then gives S + 2R for every pair (~1 ns a pair; the values that matter
+are integers below 2^24, exact in float32).
+
+A round at level K finds every configuration with S + 2R <= K (R <= (K-S)//2). The groups
+are sorted by score, so the pairs with score_a + score_b <= K form a staircase, covered by
+row strata and column prefixes; hits (value <= K) are few and decoded exactly. Counts are
+residues modulo primes below 2^31 (:mod:`.modular`).
+
+Symmetries: the top-bottom mirror maps C to its reverse with equal results (only C <= its
+reverse runs, weight 2 otherwise); for even w the right parts are the left parts mirrored,
+so the join matrix is symmetric and only its upper triangle runs (weight 2 off the
+diagonal blocks).
+
+>>> rnd = prepare_round(2, 2, {0: 4, 5: 0}, level=9)   # 2×2: S = 0 with R <= 4, S = 5 with R = 0
+>>> {format(C, "02b"): join_centre(rnd, C) for C in centre_patterns(2)}
+{'00': {}, '01': {0: (4, 4)}, '11': {5: (0, 1)}}
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .grid import mirror_pattern, stick_count
+from .halves import Parts, half_parts
+from .keys import U64, merge_equal_keys
+from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
+from .sweep import SweepStats
+
+__all__ = ["JoinStats", "Round", "prepare_round", "join_centre", "centre_patterns"]
+
+
+@dataclass
+class JoinStats:
+    """Sizes and times of a table's centre join (summed over rounds and centre patterns)."""
+
+    rounds: int = 0
+    parts: list[int] = None  # type: ignore[assignment]  # parts per half, per round
+    max_live: int = 0        # most live entries in a half sweep
+    groups: int = 0          # left groups summed over C
+    pairs: int = 0           # matrix entries computed in the join
+    hits: int = 0            # pairs passing the score cut
+    sweep_seconds: float = 0.0
+    join_seconds: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.parts is None:
+            self.parts = []
+
+    def add_round(self, rnd: Round) -> None:
+        """Count a round's half sweeps (once per round)."""
+        self.rounds += 1
+        self.parts += [len(rnd.left.r), len(rnd.right.r)]
+        self.max_live = max(self.max_live, rnd.sweep.max_states)
+        self.sweep_seconds += rnd.seconds
+
+
+@dataclass
+class Round:
+    """What every centre pattern of one round shares: the parts of both halves and the cuts."""
+
+    h: int
+    w: int
+    caps: dict[int, int]         # S -> the most sticks removed that count for it
+    level: int
+    left: Parts
+    right: Parts
+    symmetric: bool
+    primes: np.ndarray
+    primes_list: list[int]
+    cap: np.ndarray              # cap[S] = largest R asked for S (-1: S not asked)
+    left_penalty: np.ndarray     # the left rows' penalty features (independent of C)
+    sweep: SweepStats            # the half sweep's sizes
+    seconds: float               # preparing the round: half sweeps and decoding
+
+
+def prepare_round(h: int, w: int, caps: dict[int, int], level: int,
+                  max_entries: int | None = None, slack: int = 0) -> Round:
+    """The half sweeps of a round at level K with caps (K - S) // 2, decoded into parts
+    (``slack``: see :func:`.halves.half_parts`)."""
+    begin = time.perf_counter()
+    primes_list = primes_for_bound(binomial_bound(stick_count(h, w), max(caps.values())),
+                                   NARROW_PRIME_LIMIT)
+    primes = np.array(primes_list, dtype=U64)
+    sweep = SweepStats()
+    left, right = half_parts(h, w, caps, primes, max_entries, slack, sweep)
+    cap = np.full(2 * max(caps) + left.xbits.shape[1] + 1, -1, dtype=np.int64)
+    for q, c in caps.items():
+        cap[q] = c
+    return Round(h, w, dict(caps), level, left, right, right is left, primes, primes_list, cap,
+                 _penalty_table(h, None, _penalty_scale(level)), sweep,
+                 time.perf_counter() - begin)
+
+
+@dataclass
+class _Groups:
+    """Groups of one side for one centre pattern C, sorted by base score s' + 2r'."""
+
+    H: np.ndarray
+    s: np.ndarray
+    r: np.ndarray
+    base: np.ndarray     # s' + 2r' (r' without the centre sticks)
+    X: np.ndarray
+    counts: np.ndarray
+
+
+def _groups(parts: Parts, C: int, max_squares: int, primes: np.ndarray) -> _Groups:
+    """Fix the centre sticks C: close the centre squares, keep the fewest r per (H, X, s').
+
+    The parts are ordered by (H, X, r), so the key sort below meets nearly sorted keys.
+    """
+    if parts.yrows:
+        closing = np.array([(C & rows) == rows for rows in parts.yrows], dtype=np.int64)
+        s = parts.s + parts.ymask @ closing
+    else:
+        s = parts.s
+    ok = np.flatnonzero(s <= max_squares)
+    key = parts.hx[ok] * (max_squares + 1) + s[ok]
+    (key,), fewest, counts = merge_equal_keys([key], parts.counts, primes,
+                                              removed=parts.r[ok], rows=ok)
+    s = key % (max_squares + 1)
+    hx = key // (max_squares + 1)
+    H, X = hx // len(parts.xbits), hx % len(parts.xbits)
+    base = s + 2 * fewest
+    order = np.argsort(base, kind="stable")
+    return _Groups(H[order], s[order], fewest[order], base[order], X[order], counts[order])
+
+
+#: float32 holds every integer below 2^24 exactly, so the levels must stay below it.
+_EXACT_FLOAT32 = 1 << 24
+
+
+def _penalty_scale(level: int) -> float:
+    """The penalty unit of a round: a power of two above the level, so that a pair with a
+    penalty never passes the cut ``value <= level`` (float32 rounding of sums of
+    non-negative terms never falls below a representable power of two they exceed)."""
+    if level >= _EXACT_FLOAT32:
+        raise ValueError(f"level {level} of the centre join is beyond float32's exact integers")
+    return float(1 << max(12, level.bit_length()))
+
+
+def _penalty_table(h: int, C: int | None, big: float = 0.0) -> np.ndarray:
+    """Feature columns per value of H; products of a left and a right row give the penalty.
+
+    A multiple of ``big`` when a centre point would have degree 1: with v vertical centre
+    sticks at point i, v = 1 needs H_a[i] or H_b[i], v = 0 needs H_a[i] == H_b[i].
+    ``C=None``: the left rows (independent of C), scaled by ``big``; the right rows are 0/1.
+    """
+    values = np.arange(1 << (h + 1))
+    table = np.zeros((len(values), 2 * (h + 1)), dtype=np.float32)
+    for i in range(h + 1):
+        bit = ((values >> i) & 1).astype(np.float32)
+        if C is None:
+            table[:, 2 * i], table[:, 2 * i + 1] = big * (1 - bit), big * bit
+            continue
+        vertical = (i >= 1 and (C >> (i - 1)) & 1) + (i < h and (C >> i) & 1)
+        if vertical == 1:      # (1 - H_a)(1 - H_b)
+            table[:, 2 * i] = 1 - bit
+        elif vertical == 0:    # (1 - H_a) H_b + H_a (1 - H_b)
+            table[:, 2 * i], table[:, 2 * i + 1] = bit, 1 - bit
+    return table
+
+
+def _features(g: _Groups, xbits: np.ndarray, penalty: np.ndarray, left: bool,
+              extra: int) -> np.ndarray:
+    """Rows whose products give popcount(X_a & X_b) + score_a + score_b + penalty."""
+    nbits = xbits.shape[1]
+    rows = np.empty((len(g.H), nbits + 2 + penalty.shape[1]), dtype=np.float32)
+    np.take(xbits, g.X, axis=0, out=rows[:, :nbits])
+    score, one = (nbits, nbits + 1) if left else (nbits + 1, nbits)
+    rows[:, score] = g.base + extra
+    rows[:, one] = 1.0
+    np.take(penalty, g.H, axis=0, out=rows[:, nbits + 2:])
+    return rows
+
+
+#: Row strata of a staircase hold at least this many rows (fewer, larger products) ...
+_STRATUM_ROWS = 256
+#: ... and a block at most this many pairs (64 MiB of float32 values).
+_MAX_BLOCK = 1 << 24
+
+
+def _staircase(left_base, right_base, limit, triangle):
+    """Blocks (i0, i1, j0, j1) covering {(a, b): base_a + base_b <= limit}.
+
+    Both lists are sorted. ``triangle``: the two sides are the same list and only b >= a is
+    needed; a block's columns then start at its first row, so the pairs with both ends in
+    [i0, i1) appear in both orders (weight 1) and the others once (weight 2).
+    """
+    if len(right_base) == 0:
+        return []
+    top = int(np.searchsorted(left_base, limit // 2 if triangle else limit - right_base[0],
+                              side="right"))
+    out = []
+    i0 = 0
+    while i0 < top:
+        j0 = i0 if triangle else 0
+        j1 = int(np.searchsorted(right_base, limit - left_base[i0], side="right"))
+        if j1 <= j0:
+            break                       # later rows have larger bases: nothing left
+        run_end = int(np.searchsorted(left_base, left_base[i0], side="right"))
+        i1 = min(top, max(i0 + _STRATUM_ROWS, run_end), i0 + max(1, _MAX_BLOCK // (j1 - j0)))
+        for c0 in range(j0, j1, _MAX_BLOCK):
+            out.append((i0, i1, c0, min(j1, c0 + _MAX_BLOCK)))
+        i0 = i1
+    return out
+
+
+def centre_patterns(h: int) -> list[int]:
+    """Centre-column stick patterns, one of each top-bottom mirror pair.
+
+    >>> [format(c, "03b") for c in centre_patterns(3)]
+    ['000', '001', '010', '011', '101', '111']
+    """
+    return [c for c in range(1 << h) if mirror_pattern(c, h) >= c]
+
+
+def join_centre(rnd: Round, C: int, stats: JoinStats | None = None) -> dict[int, tuple[int, int]]:
+    """The configurations whose centre sticks are C (or its mirror): ``{S: (fewest R, count)}``
+    for every S found within its cap."""
+    begin = time.perf_counter()
+    stats = stats if stats is not None else JoinStats()
+    h, caps, level, primes = rnd.h, rnd.caps, rnd.level, rnd.primes
+    left, right, symmetric = rnd.left, rnd.right, rnd.symmetric
+    max_squares = max(caps)
+    rbins = max(caps.values()) + 1          # every R counted is within its S's cap
+    cap = rnd.cap
+    hits_by_bin = np.zeros((max_squares + 1) * rbins, dtype=np.int64)
+    residues = np.zeros((len(primes), (max_squares + 1) * rbins), dtype=U64)
+    weight_c = 1 if mirror_pattern(C, h) == C else 2
+    removed_c = h - bin(C).count("1")
+    limit = level - 2 * removed_c
+    gl = _groups(left, C, max_squares, primes)
+    gr = gl if symmetric else _groups(right, C, max_squares, primes)
+    stats.groups += len(gl.H)
+    if len(gl.H) and len(gr.H):
+        rows = _features(gl, left.xbits, rnd.left_penalty, True, 2 * removed_c)
+        cols = _features(gr, left.xbits_mirrored if symmetric else right.xbits,
+                         _penalty_table(h, C), False, 0)
+        for i0, i1, j0, j1 in _staircase(gl.base, gr.base, limit, symmetric):
+            values = rows[i0:i1] @ cols[j0:j1].T
+            stats.pairs += values.size
+            hit = np.flatnonzero(values.ravel() <= level)
+            if len(hit) == 0:
+                continue
+            stats.hits += len(hit)
+            width = j1 - j0
+            ia = i0 + hit // width
+            ib = j0 + hit % width
+            common = values.ravel()[hit].astype(np.int64) - gl.base[ia] - gr.base[ib] \
+                - 2 * removed_c
+            S = gl.s[ia] + gr.s[ib] + common
+            R = gl.r[ia] + gr.r[ib] + removed_c
+            good = R <= cap[S]
+            if not good.any():
+                continue
+            ia, ib, S, R = ia[good], ib[good], S[good], R[good]
+            wt = weight_c * (1 + (symmetric & (ib >= i1)))
+            bins = S * rbins + R
+            hits_by_bin += np.bincount(bins, minlength=len(hits_by_bin))
+            for k, p in enumerate(primes):
+                prod = gl.counts[ia, k] * gr.counts[ib, k] % p * wt.astype(U64) % p
+                # float64 sums of < 2^22 residues < 2^31 stay below 2^53: exact
+                for c0 in range(0, len(bins), 1 << 22):
+                    part = np.bincount(bins[c0:c0 + (1 << 22)],
+                                       weights=prod[c0:c0 + (1 << 22)].astype(np.float64),
+                                       minlength=residues.shape[1])
+                    residues[k] = (residues[k] + part.astype(U64) % p) % p
+    found = {}
+    for q, c in caps.items():
+        nz = np.flatnonzero(hits_by_bin[q * rbins: q * rbins + c + 1])
+        if len(nz):
+            r = int(nz[0])
+            found[q] = (r, crt([int(residues[k][q * rbins + r]) for k in range(len(primes))],
+                               rnd.primes_list))
+    stats.join_seconds += time.perf_counter() - begin
+    return found

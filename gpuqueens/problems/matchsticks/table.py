@@ -1,0 +1,183 @@
+"""The puzzle table (problem 3): rounds of the centre join, each run as work units.
+
+For each S asked the table gives the fewest sticks R whose removal leaves exactly S squares
+(in a valid configuration) and the number of ways. The centre join (:mod:`.halves`,
+:mod:`.pairing`) finds, in a round at *level* K, every configuration with S + 2R <= K
+(the seed's "2R+S"): per S, the fewest R up to (K - S) // 2 and the count at it.
+
+Levels: the first is one above max_S (S + 2L(S)), L the unit-square lower bound of
+:mod:`.bounds`; an S not found at level K has fewest R > (K - S) // 2, and the next round
+runs at the least S + 2L(S) still open, with only the open S (so later rounds are small);
+an S not found with every stick removable is impossible.
+
+Work units: a round has one unit per centre stick pattern C (up to its top-bottom mirror;
+36 for 6×6, 72 for 7×7). A unit's result is, for each S of the round, the fewest R among
+the configurations with that C and the number of ways at it; the round's answer is the
+smallest R over the units with the counts at it added (:func:`merge_fewest`). The units
+of a round share the half sweeps, which a process computes once per round and keeps for
+the units it solves. Every round goes through :func:`gpuqueens.runner.run_units` (progress,
+checkpoint, executors), as one *stage* of one run: a checkpoint is one file, and a resumed
+run reads the finished rounds back and goes on where it stopped.
+
+>>> [u.key for u in round_units(2, 2, {0: 4, 1: 3}, level=8, index=1)]
+['matchstick-table/2x2/round1/C00', 'matchstick-table/2x2/round1/C01', 'matchstick-table/2x2/round1/C11']
+>>> table_rows(2, 2, range(6))
+[(0, 4, 4), (1, 2, 2), (2, 2, 4), (3, 1, 4), (4, None, 0), (5, 0, 1)]
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from ...runner import WorkUnit, run_units
+from .bounds import unit_square_bound
+from .grid import orient, square_count, stick_count
+from .pairing import JoinStats, Round, centre_patterns, join_centre, prepare_round
+
+__all__ = ["table_rows", "run_levels", "merge_fewest", "round_units", "solve_round_unit",
+           "MAX_JOIN_SHORT_SIDE"]
+
+#: Largest shorter side the join answers. 7×7 took 588 s and ~12 GB with 3.1·10^7 live
+#: entries (2026-11-21, 2 cores); 8×8 would need far more memory.
+MAX_JOIN_SHORT_SIDE = 7
+#: 3: one checkpoint file, a ledger stage per round (2: a file per round; 1: sweep units).
+JOB_FORMAT = 3
+
+Rows = list[tuple[int, int | None, int]]
+
+
+def merge_fewest(into: dict[int, tuple[int, int]], more: dict[int, tuple[int, int]]) -> None:
+    """Add ``more``'s ``{S: (fewest R, count)}`` to ``into``: the smaller R wins, counts add
+    on a tie (the configurations of different centre patterns are different).
+
+    >>> found = {0: (4, 1)}
+    >>> merge_fewest(found, {0: (4, 3), 1: (2, 5)}); merge_fewest(found, {1: (1, 1)})
+    >>> found
+    {0: (4, 4), 1: (1, 1)}
+    """
+    for q, (r, c) in more.items():
+        old = into.get(q)
+        if old is None or r < old[0]:
+            into[q] = (r, c)
+        elif r == old[0]:
+            into[q] = (r, old[1] + c)
+
+
+def run_levels(h: int, w: int, wanted: list[int],
+               run_round: Callable[[dict[int, int], int, int], dict[int, tuple[int, int]]]) -> Rows:
+    """The rounds of the join: ``run_round(caps, level, index)`` returns ``{S: (R, count)}``
+    for one round; levels rise until every S asked is found or proved impossible.
+
+    The first level is one above the largest S + 2L(S) (L the unit-square lower bound);
+    after a round, an S not found has fewest R > (K - S) // 2, and the next level is the
+    least S + 2L(S) left.
+    """
+    sticks = stick_count(h, w)
+    top = square_count(h, w)
+    done: dict[int, tuple[int | None, int]] = {q: (None, 0) for q in wanted if q > top}
+    start = unit_square_bound(h, w, max(wanted)).before_start()
+    lower = {q: int(start[min(q, len(start) - 1)]) for q in wanted if q not in done}
+    level = max((q + 2 * lower[q] for q in lower), default=0) + 1
+    index = 0
+    while len(done) < len(wanted):
+        open_ = [q for q in wanted if q not in done]
+        caps = {q: min(sticks, (level - q) // 2) for q in open_}
+        index += 1
+        found = run_round(caps, level, index)
+        for q in open_:
+            if q in found:
+                done[q] = found[q]
+            elif caps[q] >= sticks:
+                done[q] = (None, 0)
+            else:
+                lower[q] = max(lower[q], caps[q] + 1)
+        level = min((q + 2 * lower[q] for q in wanted if q not in done), default=level)
+    return [(q, *done[q]) for q in wanted]
+
+
+def round_units(h: int, w: int, caps: dict[int, int], level: int, index: int,
+                max_entries: int | None = None, slack: int = 0) -> list[WorkUnit]:
+    """The units of round ``index`` (level K, caps ``{S: largest R}``), one per centre C.
+    ``slack``: the largest S of the table (every round then shares one unit-square bound)."""
+    caps_list = sorted(caps.items())
+    return [
+        WorkUnit(f"matchstick-table/{h}x{w}/round{index}/C{C:0{h}b}",
+                 {"h": h, "w": w, "caps": caps_list, "level": level, "C": C,
+                  "max_entries": max_entries, "slack": slack})
+        for C in centre_patterns(h)
+    ]
+
+
+_round_lock = threading.Lock()
+
+
+@functools.lru_cache(maxsize=1)
+def _prepared(h: int, w: int, caps: tuple[tuple[int, int], ...], level: int,
+              max_entries: int | None, slack: int) -> Round:
+    return prepare_round(h, w, dict(caps), level, max_entries, slack)
+
+
+def _round_of(payload: Mapping[str, Any]) -> Round:
+    caps = tuple((int(q), int(c)) for q, c in payload["caps"])
+    with _round_lock:  # threads of one process share one copy of the round's parts
+        return _prepared(payload["h"], payload["w"], caps, payload["level"],
+                         payload["max_entries"], payload["slack"])
+
+
+def solve_round_unit(payload: Mapping[str, Any], stats: JoinStats | None = None) -> tuple[int, ...]:
+    """One unit: ``(R, count)`` for each S of the round in order, ``R = -1`` where none.
+
+    Picklable, so process pools and Dask can run it; the half sweeps are cached per process.
+    """
+    found = join_centre(_round_of(payload), payload["C"], stats)
+    return tuple(v for q, _ in payload["caps"] for v in found.get(q, (-1, 0)))
+
+
+def _decode(caps: dict[int, int], flat: tuple[int, ...]) -> dict[int, tuple[int, int]]:
+    found = {}
+    for k, q in enumerate(sorted(caps)):
+        r, count = flat[2 * k], flat[2 * k + 1]
+        if r >= 0:
+            found[q] = (r, count)
+    return found
+
+
+def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any] | None = None,
+               max_entries: int | None = None, stats: JoinStats | None = None) -> Rows:
+    """Rows ``(S, fewest R, count)`` for each S asked (``(S, None, 0)`` when impossible) of
+    an m×n grid, round by round through :func:`gpuqueens.runner.run_units`.
+
+    ``run``: the runner's options (``checkpoint``, ``executor``, ``progress``, ...), passed
+    on unchanged to every round. ``max_entries`` limits the half sweeps' live entries below
+    what memory holds. ``stats`` adds up the join's sizes and times; it sees only the units
+    solved in this process, so it is refused with an executor.
+    """
+    wanted = sorted(set(squares))
+    h, w = orient(m, n)
+    run = dict(run or {})
+    if stats is not None and run.get("executor") is not None:
+        raise ValueError("stats are gathered in this process only: not with an executor")
+    job = {"problem": "matchstick-table", "format": JOB_FORMAT, "m": h, "n": w,
+           "squares": wanted}
+    solve = solve_round_unit if stats is None else functools.partial(solve_round_unit,
+                                                                     stats=stats)
+
+    def run_round(caps: dict[int, int], level: int, index: int) -> dict[int, tuple[int, int]]:
+        units = round_units(h, w, caps, level, index, max_entries, slack=max(wanted))
+        results = run_units(units, solve, job=job, stage=f"round{index}",
+                            description=f"{h}×{w} table, round {index}", **run)
+        if stats is not None:
+            stats.add_round(_round_of(units[0].payload))
+        found: dict[int, tuple[int, int]] = {}
+        for flat in results.values():
+            merge_fewest(found, _decode(caps, flat))
+        return found
+
+    try:
+        return run_levels(h, w, wanted, run_round)
+    finally:  # this process's copies of the last round's parts and of the bound
+        _prepared.cache_clear()
+        unit_square_bound.cache_clear()

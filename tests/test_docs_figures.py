@@ -1,0 +1,33 @@
+"""The picture script of docs/figures finds the puzzle's removals by its own search: it must
+agree with the puzzle table (an independent check of the table's S = 0 row, too)."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+import gpuqueens
+
+SCRIPT = Path(__file__).resolve().parent.parent / "docs" / "figures" / "matchstick_picture.py"
+
+
+@pytest.fixture(scope="module")
+def picture():
+    spec = importlib.util.spec_from_file_location("matchstick_picture", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("m, n", [(1, 1), (2, 2), (2, 3), (3, 3)])
+def test_search_agrees_with_the_table(picture, m, n):
+    fewest, ways = gpuqueens.matchstick_table(m, n, squares=[0], backend="cpu")[0]
+    assert len(picture.removals_leaving_no_square(m, n, fewest)) == ways
+    assert picture.removals_leaving_no_square(m, n, fewest - 1) == []
+
+
+def test_svg_draws_every_stick(picture):
+    removed = picture.removals_leaving_no_square(2, 2, 4)[0]
+    text = picture.svg(2, 2, removed)
+    assert text.startswith("<svg") and text.count("<line") == 12
+    assert text.count("stroke-dasharray") == len(removed) == 4

@@ -1,0 +1,177 @@
+"""Up-front estimates (costs.py): oversized requests are refused or announced within a
+second, before anything is built; the models follow the sizes they are made of."""
+
+import re
+import time
+import tracemalloc
+import warnings
+
+import pytest
+
+import gpuqueens
+import gpuqueens.estimates
+from gpuqueens.cli import main
+from gpuqueens.problems.matchsticks import costs
+from gpuqueens.problems.matchsticks.costs import exact_cost, table_cost, table_live, transfer_cost
+
+GiB = 2**30
+
+
+@pytest.fixture
+def machine(monkeypatch):
+    """A machine with 16 GiB free, whatever runs the tests."""
+    monkeypatch.setattr(gpuqueens.estimates, "available_memory", lambda: 16 * GiB)
+    monkeypatch.setattr(costs, "available_memory", lambda: 16 * GiB)
+
+
+def quickly(call):
+    """Run ``call`` with long-run warnings as errors: what it raises (or returns), checked
+    to come within a second and to allocate less than 1 GiB."""
+    tracemalloc.start()
+    begin = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", gpuqueens.LongRunWarning)
+            try:
+                return call()
+            except Exception as exc:  # noqa: BLE001 - the tests look at what came back
+                return exc
+    finally:
+        seconds = time.perf_counter() - begin
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert seconds < 1.0 and peak < GiB, (seconds, peak)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: gpuqueens.matchstick_table(3, 3, squares=range(10**9)), "more than the 14 squares"),
+    (lambda: gpuqueens.matchstick_counts(2, 10**6, backend="cpu"), "needs about .* of memory"),
+    (lambda: gpuqueens.matchstick_counts(1, 10**5, backend="cpu"), "needs about .* of memory"),
+    (lambda: gpuqueens.matchstick_table(7, 100), "live entries .* needs about .* of memory"),
+    (lambda: gpuqueens.matchstick_counts(2**64, 2, backend="cpu"), "needs about .* of memory"),
+    (lambda: gpuqueens.matchstick_table(2**40, 2), "needs about .* of memory"),
+    (lambda: gpuqueens.matchsticks(3, 10**9, removed=5, squares=2), "needs about .* of memory"),
+    (lambda: gpuqueens.matchstick_table(10**9, 10**9), "limited to a shorter side of 7"),
+    (lambda: gpuqueens.matchsticks(10**9, 10**9, removed=1, squares=1), "shorter side of 5"),
+    (lambda: gpuqueens.matchstick_counts(10**9, 10**9, backend="cpu"), "shorter side of 13"),
+])
+def test_oversized_requests_are_refused_at_once(machine, call, message):
+    outcome = quickly(call)
+    assert isinstance(outcome, ValueError) and re.search(message, str(outcome)), outcome
+
+
+@pytest.mark.parametrize("call", [
+    lambda: gpuqueens.matchsticks(1, 10**9, removed=1, backend="cpu"),
+    lambda: gpuqueens.matchstick_counts(13, 100, backend="cpu"),
+    lambda: gpuqueens.matchstick_table(2, 3 * 10**4),
+    lambda: gpuqueens.matchstick_table(4, 1000),
+    lambda: gpuqueens.matchsticks(5, 100, removed=200, squares=60),
+])
+def test_long_runs_are_announced_at_once(machine, call):
+    outcome = quickly(call)
+    assert isinstance(outcome, gpuqueens.LongRunWarning), outcome
+    assert "is expected to take about" in str(outcome)
+
+
+def test_the_warning_names_the_callers_line(machine, monkeypatch):
+    from gpuqueens.problems.matchsticks import api
+
+    def stop(*args, **kwargs):  # the estimate is what is tested, not the run
+        raise KeyboardInterrupt
+
+    for name, call in [("table_rows", lambda: gpuqueens.matchstick_table(2, 3 * 10**4)),
+                       ("count_by_removed",
+                        lambda: gpuqueens.matchsticks(1, 10**9, removed=1, backend="cpu")),
+                       ("count_exact",
+                        lambda: gpuqueens.matchsticks(5, 100, removed=200, squares=60))]:
+        monkeypatch.setattr(api, name, stop)
+        with pytest.warns(gpuqueens.LongRunWarning) as caught:
+            with pytest.raises(KeyboardInterrupt):
+                call()
+        assert caught[0].filename == __file__, name
+
+
+def test_reproducers_in_the_shell_are_one_line(machine, capsys):
+    for argv in (["matchstick-table", "3", "3", "--squares", "0-1000000000"],
+                 ["matchstick-counts", str(2**64), "2", "--backend", "cpu"],
+                 ["matchstick-table", "7", "100"],
+                 ["matchstick-table", str(2**40), "2"]):
+        begin = time.perf_counter()
+        assert main(argv) == 2
+        assert time.perf_counter() - begin < 1.0
+        err = capsys.readouterr().err
+        assert err.startswith("gpuqueens: error: ") and err.count("\n") == 1, err
+
+
+def test_a_long_run_is_announced_in_the_shell(machine, capsys, monkeypatch):
+    # the warning is printed as one line before the run; the run itself is not wanted here
+    from gpuqueens.problems.matchsticks import api
+
+    def stop(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(api, "count_by_removed", stop)
+    assert main(["matchsticks", "1", str(10**9), "--removed", "1", "--backend", "cpu"]) == 130
+    err = capsys.readouterr().err
+    assert err.startswith("gpuqueens: warning: the 1×1000000000 transfer matrix (R <= 1, 1 prime)")
+
+
+def test_transfer_model_grows_with_the_grid_and_the_primes():
+    small, wide = transfer_cost(10, 10, 220, "cpu"), transfer_cost(12, 12, 312, "cpu")
+    assert small.primes == 4 and wide.primes == 5
+    assert wide.memory > 4 * small.memory and wide.seconds > 4 * small.seconds
+    few = transfer_cost(10, 10, 16, "cpu")
+    assert few.primes == 2 and few.seconds < small.seconds / 4
+    assert transfer_cost(1, 10**7, 1, "cpu").memory < 2**20  # two residues a state
+
+
+def test_gpu_transfer_memory_is_checked_against_the_gpu(machine):
+    cost = transfer_cost(18, 18, 684, "gpu")
+    assert cost.device_memory == 8 * 2**20 * 4 * 2  # one group of 8 lanes, two buffers: 64 MiB
+    with pytest.raises(ValueError, match="on the GPU"):
+        costs.check_cost(costs.Cost(cost.what, cost.memory, 0.0, device_memory=cost.device_memory,
+                                    device_available=32 * 2**20))
+
+
+def test_table_live_entries_follow_the_measurements():
+    assert table_live(6, 3) == costs.TABLE_LIVE[6][3]
+    assert table_live(4, 3) < table_live(4, 5) < table_live(4, 6) == costs.TABLE_LIVE[4][6]
+    assert table_live(4, 1000) == table_live(4, 12)              # saturated
+    assert table_live(7, 5) > table_live(7, 4) == 31_000_000     # still growing
+    assert table_live(7, 10**12) == costs.TABLE_SATURATION[7]
+    assert table_live(7, 1) < table_live(7, 4)
+
+
+def test_table_model_scales_with_the_squares_asked_and_the_width():
+    base = table_cost(5, 10, list(range(15)))
+    assert table_cost(5, 10, list(range(30))).memory > 1.5 * base.memory
+    assert table_cost(5, 30, list(range(15))).seconds > 3 * base.seconds
+    assert table_cost(7, 7, list(range(15))).memory > 8 * GiB  # measured: ~12 GB
+
+
+def test_exact_model_is_small_near_every_stick_removed():
+    sticks = gpuqueens.problems.matchsticks.grid.stick_count(2, 255)
+    assert exact_cost(2, 255, sticks, 0).seconds < 10
+    assert exact_cost(2, 255, sticks // 2, 40).seconds > 10 * exact_cost(2, 255, sticks, 0).seconds
+
+
+def test_live_entry_limit_follows_memory():
+    assert costs.live_entry_limit(None, 2, 3, available=GiB) == GiB // (costs.SWEEP_COPIES * 48)
+    assert costs.live_entry_limit(1000, 2, 3, available=GiB) == 1000
+
+
+@pytest.mark.parametrize("h, w, top", [(6, 6, None), (10, 10, None), (12, 15, 40), (16, 16, None)])
+def test_gpu_estimate_follows_the_methods_own_work_count(h, w, top):
+    # the closed form of costs must agree with the exact count of transfer_work
+    from gpuqueens.problems.matchsticks import transfer_work
+
+    sticks = h * (w + 1) + w * (h + 1)
+    quick = transfer_cost(h, w, sticks if top is None else top, "gpu")
+    exact = transfer_work.method_cost(h, w, "gpu", top)
+    assert quick.device_memory == exact.bytes
+    assert 0.8 < quick.seconds / exact.seconds < 1.25
+
+
+def test_gpu_method_refuses_grids_with_too_few_primes():
+    with pytest.raises(ValueError, match="too many sticks for the GPU method"):
+        transfer_cost(20, 2000, 2 * 20 * 2001, "gpu")

@@ -1,0 +1,138 @@
+"""The matchstick GPU path's Python side, run without a GPU through the CuPy stand-in.
+
+``tests/fake_cupy.py`` replaces CuPy; the matchstick kernels' launches are checked against
+their signatures and launch contracts and run by the host emulation of their own phases
+(tests/fake_matchsticks.py, tests/native/matchsticks_launch_emulator.cu). So the launcher
+(gpuqueens/problems/matchsticks/gpu.py: buffers, the pass schedule, the kept S_c, shared
+memory opt-in, the join's partial sums, lane batches) and the public API on backend="gpu"
+are exercised here; tests/test_matchsticks_gpu.py runs the same on a real GPU.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fake_cupy import FAKE_DEVICE_NAME, LaunchError, make_fake_cupy
+from fake_matchsticks import shared_library
+from oeis import NO_LEAF_GRID
+
+import gpuqueens
+from gpuqueens import backends, kernels
+from gpuqueens.problems.matchsticks import gpu
+from gpuqueens.problems.matchsticks.transfer import count_by_removed
+
+pytestmark = [
+    pytest.mark.nvcc,
+    pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed"),
+]
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    fake = make_fake_cupy({"matchsticks": shared_library()})  # the matchstick kernels only
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    backends.gpu_status.cache_clear()
+    kernels._load.cache_clear()
+    yield fake
+    backends.gpu_status.cache_clear()
+    kernels._load.cache_clear()
+
+
+@pytest.mark.parametrize("m,n", [(1, 1), (1, 4), (2, 2), (2, 3), (3, 3), (4, 3), (3, 6), (5, 5), (4, 9)])
+def test_whole_distributions_equal_the_coefficient_transfer(fake_gpu, m, n):
+    assert gpu.count_by_removed_gpu(m, n) == count_by_removed(m, n)
+
+
+def test_every_pass_and_the_join_are_launched(fake_gpu):
+    gpu.count_by_removed_gpu(4, 6)
+    module = gpu._module()
+    passes = module.get_function("matchsticks_pass").launches
+    joins = module.get_function("matchsticks_join").launches
+    # 4×6: 4 columns of 5 rows in passes of 5 steps, split at S_3; 2 primes × 59 points (15 groups)
+    assert len(passes) == 4 and len(joins) == 1
+    assert all(block == gpu.BLOCK_SIZE and shared == (2 << 5) * 8 * 4 for _, block, shared in passes)
+
+
+def test_lane_batches_and_long_tiles(fake_gpu, monkeypatch):
+    # a device with room for two lane groups at a time: many batches, the last one short
+    h, w = 3, 8
+    per_group = gpu.state_bytes_per_lane(h, w) * 8
+    free = int(2.5 * per_group / gpu.MEMORY_FRACTION)
+    monkeypatch.setattr(fake_gpu.cuda.runtime, "memGetInfo", lambda: (free, free))
+    assert gpu.lanes_per_batch(h, w, free) == 16
+    assert gpu.count_by_removed_gpu(h, w) == count_by_removed(h, w)
+    joins = gpu._module().get_function("matchsticks_join").launches
+    assert len(joins) == -(-2 * 60 // 16)  # 2 primes × 60 points (E = 59), 16 lanes a batch
+
+
+def test_tiles_beyond_48k_opt_in_to_more_shared_memory(fake_gpu):
+    gpu.count_by_removed_gpu(10, 11, 3)  # passes of 10 steps: 64 KiB tiles
+    kernel = gpu._module().get_function("matchsticks_pass")
+    assert kernel.max_dynamic_shared_size_bytes == 64 * 1024
+    assert max(shared for _, _, shared in kernel.launches) == 64 * 1024
+
+
+def test_the_fake_rejects_a_grid_that_misses_tiles(fake_gpu):
+    import numpy as np
+
+    kernel = gpu._module().get_function("matchsticks_pass")
+    states = fake_gpu.zeros(8 * 16, dtype=np.uint32)
+    lanes = fake_gpu.zeros(8 * 7, dtype=np.uint32)
+    with pytest.raises(LaunchError, match="grid"):
+        kernel((1,), (256,), (states, states, lanes, np.int64(1), np.int32(2), np.int32(0),
+                              np.int32(1), np.int32(1)), shared_mem=4 * 8 * 4)
+
+
+def test_not_enough_device_memory_is_a_clear_error():
+    with pytest.raises(MemoryError, match="GiB"):
+        gpu.lanes_per_batch(24, 24, 2**30)
+
+
+def test_public_api_on_the_gpu_path(fake_gpu):
+    assert backends.device_name("gpu") == f"{FAKE_DEVICE_NAME} (device 0)"
+    assert gpuqueens.matchstick_counts(3, 5, backend="gpu") == count_by_removed(3, 5)
+    assert gpuqueens.matchstick_counts(2, 7) == count_by_removed(2, 7)  # "auto" picks the fake GPU
+    assert gpuqueens.matchsticks(10, 10, removed=13, backend="gpu") == 135871476036610693224
+    assert sum(gpuqueens.matchstick_counts(4, 14, backend="gpu")) == NO_LEAF_GRID[5][14] > 2**64
+    assert len(gpu._module().get_function("matchsticks_join").launches) == 4  # one per call above
+
+
+def test_cpu_backend_does_not_touch_the_device(fake_gpu):
+    assert gpuqueens.matchstick_counts(3, 5, backend="cpu") == count_by_removed(3, 5)
+    assert gpuqueens.matchsticks(4, 4, removed=9, backend="cpu") == 4975368
+    assert kernels._load.cache_info().currsize == 0  # no kernel module was built
+
+
+def test_gpu_benchmark_script_dry_run(tmp_path):
+    # bench/gpu_matchsticks.py end to end on the stand-in, so that a GPU session does not
+    # spend device time on a broken script; its times mean nothing
+    out = tmp_path / "rows.json"
+    root = Path(__file__).resolve().parent.parent
+    result = subprocess.run(
+        [sys.executable, str(root / "tests" / "fake_gpu_run.py"), str(root / "bench" / "gpu_matchsticks.py"),
+         "--grids", "2-3,3x7", "--repeats", "1", "--json", str(out)],
+        capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(out.read_text())
+    assert [(r["grid"], int(r["total"])) for r in rows] == [
+        ("2x2", NO_LEAF_GRID[3][2]), ("3x3", NO_LEAF_GRID[4][3]), ("3x7", NO_LEAF_GRID[4][7])]
+    assert all(r["checks"] == ["primes+2", "ends", "cpu", "cupy"] for r in rows)
+    assert "checks" in result.stdout.splitlines()[-4]  # the table comes last
+
+
+def test_tiles_of_11_steps_and_a_refused_12(fake_gpu):
+    import numpy as np
+
+    from gpuqueens.problems.matchsticks.evaluation import lane_words
+
+    lanes = lane_words([536870849] * 8, [3] * 8)  # any prime < 2^29 and point will do
+    same = gpu.sweep_values_gpu(11, 13, lanes, tile_steps=11)
+    assert np.array_equal(same, gpu.sweep_values_gpu(11, 13, lanes, tile_steps=4))
+    assert gpu._module().get_function("matchsticks_pass").max_dynamic_shared_size_bytes == 128 * 1024
+    with pytest.raises(ValueError, match="tile_steps"):
+        gpu.sweep_values_gpu(11, 13, lanes, tile_steps=12)

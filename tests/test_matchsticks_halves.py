@@ -1,0 +1,38 @@
+"""The half sweeps of the centre join, decoded into parts (halves.py)."""
+
+import numpy as np
+import pytest
+
+from gpuqueens.problems.matchsticks.halves import MAX_CROSSING_SQUARES, crossing_squares, half_parts
+from gpuqueens.problems.matchsticks.sweep import SweepStats
+
+
+def test_crossing_squares_straddle_the_centre_line():
+    for h, w in [(2, 2), (3, 5), (7, 7), (4, 9)]:
+        mid = w // 2
+        squares = crossing_squares(h, w)
+        assert all(c < mid < c + u and c + u <= w and r + u <= h for r, u, c in squares)
+        assert len(set(squares)) == len(squares)
+    assert len(crossing_squares(7, 7)) == 42 and len(crossing_squares(7, 100)) == 56
+    assert len(crossing_squares(8, 8)) == MAX_CROSSING_SQUARES < len(crossing_squares(8, 9))
+
+
+def test_a_grid_with_more_crossing_squares_than_bits_is_refused():
+    primes = np.array([2147483647], dtype=np.uint64)
+    with pytest.raises(ValueError, match="cross the centre line"):
+        half_parts(8, 9, {0: 0}, primes)
+
+
+def test_even_widths_share_one_side_odd_widths_do_not():
+    primes = np.array([2147483647], dtype=np.uint64)
+    caps = {q: 30 for q in range(6)}
+    stats = SweepStats()
+    left, right = half_parts(3, 4, caps, primes, stats=stats)
+    assert right is left and stats.max_states >= len(left.r) > 0
+    assert stats.steps == 4 * 2 and stats.entries >= stats.max_states
+    left, right = half_parts(3, 5, caps, primes)
+    assert right is not left and len(right.r) > 0
+    # parts are ordered by (H, X, r)
+    for side in (left, right):
+        key = np.lexsort((side.r, side.hx))
+        assert (key == np.arange(len(key))).all()

@@ -1,0 +1,41 @@
+"""The centre join's pairing of one round (pairing.py): rounds solved pattern by pattern."""
+
+from gpuqueens.problems.matchsticks.bruteforce import brute_table
+from gpuqueens.problems.matchsticks.grid import mirror_pattern, square_count, stick_count
+from gpuqueens.problems.matchsticks.pairing import (JoinStats, centre_patterns, join_centre,
+                                                    prepare_round)
+from gpuqueens.problems.matchsticks.table import merge_fewest
+
+
+def whole_round(h, w, caps, level):
+    """One round, every centre pattern joined here: ``{S: (fewest R, count)}``."""
+    rnd = prepare_round(h, w, caps, level)
+    found, stats = {}, JoinStats()
+    for C in centre_patterns(h):
+        merge_fewest(found, join_centre(rnd, C, stats))
+    return found, stats
+
+
+def test_centre_patterns_are_one_of_each_mirror_pair():
+    for h in range(1, 8):
+        patterns = centre_patterns(h)
+        assert len({min(c, mirror_pattern(c, h)) for c in range(1 << h)}) == len(patterns)
+        assert all(mirror_pattern(c, h) >= c for c in patterns)
+
+
+def test_a_round_with_every_removal_allowed_is_the_brute_force():
+    for h, w in [(1, 3), (2, 3), (2, 4), (3, 3)]:
+        everything = range(square_count(h, w) + 1)
+        sticks = stick_count(h, w)
+        found, stats = whole_round(h, w, {q: sticks for q in everything}, 3 * sticks)
+        assert [(q, *found.get(q, (None, 0))) for q in everything] == brute_table(h, w, everything)
+        assert stats.pairs >= stats.hits > 0
+
+
+def test_a_round_at_a_level_past_4096_counts_no_incompatible_pair():
+    # Incompatible centre horizontals add a penalty that must exceed the level; a fixed
+    # 4096 let such pairs through once S + 2R could pass it (long grids).
+    h, w = 2, 3
+    everything = range(square_count(h, w) + 1)
+    found, _ = whole_round(h, w, {q: stick_count(h, w) for q in everything}, 5000)
+    assert [(q, *found.get(q, (None, 0))) for q in everything] == brute_table(h, w, everything)

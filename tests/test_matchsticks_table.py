@@ -1,0 +1,175 @@
+"""The puzzle table (table.py): the centre join's rounds against the brute force, the
+whole-grid sweep and the seed; its work units, one checkpoint file, resume and executors."""
+
+import concurrent.futures
+import os
+import pickle
+import sqlite3
+
+import pytest
+from seed_tables import SEED_4X4, SEED_5X5, SEED_6X6
+
+import gpuqueens
+from gpuqueens.problems.matchsticks import table
+from gpuqueens.problems.matchsticks.bruteforce import brute_table
+from gpuqueens.problems.matchsticks.grid import square_count
+from gpuqueens.problems.matchsticks.pairing import JoinStats
+from gpuqueens.problems.matchsticks.sweep import table_rows_by_sweep
+from gpuqueens.problems.matchsticks.table import round_units, solve_round_unit, table_rows
+
+
+@pytest.mark.parametrize("m,n", [(1, 1), (1, 2), (1, 3), (2, 2), (2, 3), (3, 2), (1, 6),
+                                 (2, 4), (3, 3)])
+def test_join_matches_brute_force(m, n):
+    everything = range(square_count(m, n) + 2)
+    h, w = min(m, n), max(m, n)
+    assert table_rows(h, w, everything) == brute_table(m, n, everything)
+
+
+@pytest.mark.parametrize("m,n", [(3, 4), (3, 5), (3, 6), (3, 7), (4, 5), (4, 6)])
+def test_join_matches_sweep(m, n):
+    # even and odd widths: the symmetric and the asymmetric join
+    assert table_rows(m, n, range(15)) == table_rows_by_sweep(m, n, range(15))
+
+
+def test_join_seed_4x4_and_5x5():
+    assert table_rows(4, 4, range(15)) == SEED_4X4
+    stats = JoinStats()
+    assert table_rows(5, 5, range(15), stats=stats) == SEED_5X5
+    assert stats.rounds >= 1 and stats.pairs > 0 and stats.hits > 0
+    assert stats.max_live > 0 and len(stats.parts) == 2 * stats.rounds
+
+
+def test_join_single_rows_and_order():
+    assert table_rows(4, 4, [9, 2]) == [SEED_4X4[2], SEED_4X4[9]]
+    assert table_rows(4, 5, [3, 0, 30, 40]) == table_rows_by_sweep(4, 5, [0, 3, 30, 40])
+
+
+def test_stats_are_refused_with_an_executor():
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        with pytest.raises(ValueError, match="stats"):
+            table_rows(2, 2, [0], run={"executor": pool}, stats=JoinStats())
+
+
+@pytest.mark.slow
+def test_join_matches_sweep_5x6():
+    assert table_rows(5, 6, range(15)) == table_rows_by_sweep(5, 6, range(15))
+
+
+@pytest.mark.slow
+def test_public_table_6x6_is_the_seed_table():
+    """The whole 6×6 table through the public API (the join) equals the seed's table."""
+    assert list(gpuqueens.matchstick_table(6, 6, backend="cpu").rows) == SEED_6X6
+
+
+def test_table_progress_bar_only_when_asked(capsys):
+    pytest.importorskip("tqdm")
+    quiet = gpuqueens.matchstick_table(3, 3, backend="cpu", progress=False)
+    assert capsys.readouterr().err == ""
+    shown = gpuqueens.matchstick_table(3, 3, backend="cpu", progress=True)
+    assert "3×3 table, round 1" in capsys.readouterr().err
+    assert shown.rows == quiet.rows
+
+
+@pytest.mark.parametrize("m, n", [(1, 3), (2, 3), (3, 3), (3, 4), (4, 5)])
+def test_units_through_a_thread_pool_give_the_sweep(m, n):
+    # odd and even widths: the asymmetric and the symmetric join
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        by_units = table_rows(m, n, range(12), run={"executor": pool})
+    assert by_units == table_rows(m, n, range(12))
+    assert by_units == table_rows_by_sweep(m, n, range(12))
+
+
+def test_unit_keys_payloads_and_results_are_plain_data():
+    units = round_units(3, 3, {0: 6, 2: 5}, level=13, index=1)
+    assert [u.key for u in units] == [f"matchstick-table/3x3/round1/C{c}"
+                                      for c in ("000", "001", "010", "011", "101", "111")]
+    unit = units[3]
+    assert pickle.loads(pickle.dumps(unit.payload)) == unit.payload
+    result = solve_round_unit(unit.payload)
+    assert len(result) == 4 and all(type(v) is int for v in result)
+
+
+def test_checkpointed_public_table_with_several_rounds_is_one_file(tmp_path):
+    path = tmp_path / "4x4.sqlite"
+    first = gpuqueens.matchstick_table(4, 4, range(15), backend="cpu", checkpoint=path)
+    assert list(first.rows) == SEED_4X4
+    files = sorted(p.name for p in tmp_path.iterdir()
+                   if not p.name.endswith(("-wal", "-shm", ".lock")))
+    assert files == ["4x4.sqlite"]
+    with sqlite3.connect(path) as db:
+        stages = [name for (name,) in db.execute("SELECT DISTINCT stage FROM units ORDER BY stage")]
+    assert len(stages) >= 2 and stages[:2] == ["round1", "round2"]  # 4×4 needs more than one level
+    again = gpuqueens.matchstick_table(4, 4, range(15), backend="cpu", checkpoint=path)
+    assert again.rows == first.rows
+
+
+def test_interrupted_run_resumes_to_the_same_table(tmp_path, monkeypatch):
+    path = tmp_path / "t.sqlite"
+    real, calls = table.solve_round_unit, []
+
+    def dies_after_five(payload, stats=None):
+        calls.append(payload["C"])
+        if len(calls) > 5:
+            raise KeyboardInterrupt
+        return real(payload, stats)
+
+    monkeypatch.setattr(table, "solve_round_unit", dies_after_five)
+    with pytest.raises(KeyboardInterrupt):
+        gpuqueens.matchstick_table(4, 5, range(15), backend="cpu", checkpoint=path)
+    monkeypatch.setattr(table, "solve_round_unit", real)
+    resumed = gpuqueens.matchstick_table(4, 5, range(15), backend="cpu", checkpoint=path)
+    assert list(resumed.rows) == table_rows_by_sweep(4, 5, range(15))
+
+
+def test_interrupted_in_a_later_round_resumes_from_that_round(tmp_path, monkeypatch):
+    path = tmp_path / "t.sqlite"
+    real, rounds = table.solve_round_unit, []
+
+    def dies_in_round_two(payload, stats=None):
+        rounds.append(payload["level"])
+        if len(set(rounds)) > 1:
+            raise KeyboardInterrupt
+        return real(payload, stats)
+
+    monkeypatch.setattr(table, "solve_round_unit", dies_in_round_two)
+    with pytest.raises(KeyboardInterrupt):
+        gpuqueens.matchstick_table(4, 4, range(15), backend="cpu", checkpoint=path)
+    first_level = rounds[0]
+    rounds.clear()
+    monkeypatch.setattr(table, "solve_round_unit", lambda payload, stats=None: (
+        rounds.append(payload["level"]) or real(payload, stats)))
+    resumed = gpuqueens.matchstick_table(4, 4, range(15), backend="cpu", checkpoint=path,
+                                         recheck=0)
+    assert list(resumed.rows) == SEED_4X4
+    assert first_level not in rounds  # round 1 came back from the ledger
+    rounds.clear()
+    again = gpuqueens.matchstick_table(4, 4, range(15), backend="cpu", checkpoint=path)
+    assert again.rows == resumed.rows
+    assert rounds.count(first_level) == 1  # recheck=1: one stored unit of round 1 solved again
+
+
+def test_executors_agree(tmp_path):
+    direct = gpuqueens.matchstick_table(4, 4, range(8), backend="cpu")
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        threads = gpuqueens.matchstick_table(4, 4, range(8), backend="cpu", executor=pool)
+    with concurrent.futures.ProcessPoolExecutor(2) as pool:
+        processes = gpuqueens.matchstick_table(4, 4, range(8), backend="cpu", executor=pool)
+    assert direct.rows == threads.rows == processes.rows
+
+
+def test_a_checkpoint_of_another_table_is_refused(tmp_path):
+    path = tmp_path / "t.sqlite"
+    gpuqueens.matchstick_table(2, 3, range(3), backend="cpu", checkpoint=path)
+    with pytest.raises(gpuqueens.CheckpointError):
+        gpuqueens.matchstick_table(2, 3, range(4), backend="cpu", checkpoint=path)
+    with pytest.raises(gpuqueens.CheckpointError):
+        gpuqueens.matchstick_table(3, 3, range(3), backend="cpu", checkpoint=path)
+    with pytest.raises(gpuqueens.CheckpointError):
+        gpuqueens.count(8, backend="cpu", checkpoint=path)
+
+
+@pytest.mark.slow
+def test_six_by_six_checkpointed_equals_the_seed(tmp_path):
+    path = os.fspath(tmp_path / "6.sqlite")
+    assert list(gpuqueens.matchstick_table(6, 6, backend="cpu", checkpoint=path).rows) == SEED_6X6
