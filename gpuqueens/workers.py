@@ -47,7 +47,8 @@ from .worker_pool import WorkerPool, WorkerProcessError
 from .worker_setup import WorkerSolve, prepare_process, tune_malloc
 
 __all__ = ["usable_cores", "check_workers", "gpu_runs_here", "choose_backend",
-           "planned_processes", "executor_for", "Workers", "WorkerPool", "WorkerSolve", "WorkerProcessError", "tune_malloc"]
+           "planned_processes", "executor_for", "Workers", "WorkerPool", "WorkerSolve",
+           "WorkerProcessError", "tune_malloc"]
 
 def usable_cores() -> int:
     """The cores this process may run on: ``os.process_cpu_count()`` (Python 3.13+), else

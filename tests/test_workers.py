@@ -10,9 +10,6 @@ import multiprocessing
 import os
 import subprocess
 import sys
-import textwrap
-import time
-from pathlib import Path
 
 import pytest
 import worker_tasks
