@@ -3,30 +3,46 @@
 ``"auto"`` picks the GPU when CuPy is installed *and* a CUDA device is usable, else the CPU.
 Importing CuPy succeeds on machines without a driver, so the probe goes as far as compiling
 and running a tiny kernel; any failure on that path means "no usable GPU", never a crash.
+
+The probe initialises CUDA in the process that runs it, and a process with CUDA
+initialised cannot fork workers that use CUDA (:mod:`gpuqueens.fork_safety`). So a count
+that will run its GPU work in this process probes here (:func:`gpu_status`), and one that
+hands its work to other processes asks a fresh interpreter instead (:func:`gpu_report`
+with ``here=False``), which also tells how many GPUs are visible.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib.util
+import json
 import os
+import subprocess
+import sys
 import warnings
+from dataclasses import dataclass
+
+from . import _probe
+from .fork_safety import cuda_initialised_here, note_cuda_initialised
 
 __all__ = [
     "BACKENDS",
     "BACKEND_ENV",
     "BackendUnavailableError",
     "GPUFallbackWarning",
+    "GPUReport",
     "gpu_status",
+    "gpu_report",
+    "requested_backend",
     "resolve_backend",
     "device_name",
 ]
 
 BACKENDS = ("auto", "cpu", "gpu")
 BACKEND_ENV = "GPUQUEENS_BACKEND"
-
-_PROBE_SOURCE = r"""
-extern "C" __global__ void gpuqueens_probe(int* out) { out[threadIdx.x] = threadIdx.x + 1; }
-"""
+#: Seconds the probe in a fresh interpreter may take (import CuPy, create a context, and
+#: compile the probe kernel the first time on a machine; usually 1-3 s).
+CHILD_PROBE_TIMEOUT = 300
 
 
 class BackendUnavailableError(RuntimeError):
@@ -39,37 +55,102 @@ class GPUFallbackWarning(RuntimeWarning):
 
 @functools.lru_cache(maxsize=None)
 def gpu_status() -> tuple[bool, str]:
-    """Return ``(usable, reason)``: whether CuPy can run a kernel on device 0, and why not."""
+    """Return ``(usable, reason)``: whether CuPy can run a kernel on device 0, and why not.
+
+    Runs the probe in this process, which initialises CUDA here.
+    """
     try:
-        import cupy
-    except Exception as exc:  # ImportError, or a CuPy that fails while importing
-        return False, f"CuPy is not installed or does not import ({exc.__class__.__name__}: {exc})"
+        return _probe.probe()
+    finally:
+        if "cupy" in sys.modules:  # CuPy imported: the probe has called into CUDA
+            note_cuda_initialised()
+
+
+@dataclass(frozen=True)
+class GPUReport:
+    """What a probe found: usable or not (and why), and the visible devices' names and PCI addresses."""
+
+    usable: bool
+    reason: str
+    names: tuple[str, ...] = ()
+    pci: tuple[str, ...] = ()
+
+    @property
+    def count(self) -> int:
+        """How many devices CUDA shows (``CUDA_VISIBLE_DEVICES`` respected); 0 when unusable."""
+        return len(self.names) if self.usable else 0
+
+
+def _report_from(data: dict) -> GPUReport:
+    devices = data.get("devices", [])
+    return GPUReport(bool(data["usable"]), str(data["reason"]),
+                     tuple(str(d["name"]) for d in devices), tuple(str(d["pci"]) for d in devices))
+
+
+@functools.lru_cache(maxsize=None)
+def _report_here() -> GPUReport:
+    usable, reason = gpu_status()
+    if not usable:
+        return GPUReport(False, reason)
     try:
-        count = cupy.cuda.runtime.getDeviceCount()
-        if count < 1:
-            return False, "CuPy found no CUDA device"
-        kernel = cupy.RawKernel(_PROBE_SOURCE, "gpuqueens_probe")
-        out = cupy.zeros(4, dtype=cupy.int32)
-        kernel((1,), (4,), (out,))
-        if out.get().tolist() != [1, 2, 3, 4]:
-            return False, "the probe kernel ran but returned wrong values"
-    except Exception as exc:  # driver, runtime or NVRTC problems all land here
-        return False, f"CUDA is not usable ({exc.__class__.__name__}: {exc})"
-    return True, "ok"
+        return _report_from({"usable": True, "reason": "ok", "devices": _probe.visible_devices()})
+    except Exception as exc:
+        return GPUReport(False, f"CUDA is not usable ({exc.__class__.__name__}: {exc})")
 
 
-_warned_fallback = False
+def _cupy_installed() -> bool:
+    if "cupy" in sys.modules:
+        return True
+    try:
+        return importlib.util.find_spec("cupy") is not None
+    except (ImportError, ValueError):  # a broken installation: let the probe tell
+        return True
 
 
-def resolve_backend(backend: str | None = "auto") -> str:
-    """Turn a requested backend into the one that will run: ``"cpu"`` or ``"gpu"``.
+@functools.lru_cache(maxsize=None)
+def _report_from_child() -> GPUReport:
+    if not _cupy_installed():  # no CuPy, no CUDA to initialise: no need for a fresh process
+        return _report_here()
+    # The child sees the same modules (sys.path) and environment (CUDA_VISIBLE_DEVICES) as
+    # this process. It runs _probe.py as a file, so it imports CuPy and nothing of ours.
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(path for path in sys.path if path)
+    command = [sys.executable, "-c", "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')",
+               _probe.__file__]
+    try:
+        done = subprocess.run(command, env=env, capture_output=True, text=True,
+                              timeout=CHILD_PROBE_TIMEOUT, stdin=subprocess.DEVNULL)
+    except OSError:  # no interpreter to start (an embedded Python): probe here instead
+        return _report_here()
+    except subprocess.TimeoutExpired:
+        return GPUReport(False, f"the CUDA probe in a child process took more than {CHILD_PROBE_TIMEOUT} s")
+    lines = done.stdout.strip().splitlines()
+    try:
+        return _report_from(json.loads(lines[-1]))
+    except (IndexError, ValueError, KeyError, TypeError):
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return GPUReport(False, f"the CUDA probe in a child process failed (exit {done.returncode}: {tail})")
 
-    ``None`` and ``"auto"`` consult ``GPUQUEENS_BACKEND`` first (``None`` only), then probe.
 
-    >>> resolve_backend("cpu")
+def gpu_report(*, here: bool = True) -> GPUReport:
+    """Probe the GPU, in this process (``here=True``) or in a fresh one that leaves this
+    process free of CUDA (``here=False``; about a second, once per process).
+
+    Once CUDA is initialised here anyway, both ask this process.
+    """
+    if here or cuda_initialised_here():
+        return _report_here()
+    return _report_from_child()
+
+
+def requested_backend(backend: str | None = "auto") -> str:
+    """The backend asked for, checked: ``"auto"``, ``"cpu"`` or ``"gpu"``.
+
+    ``None`` means ``GPUQUEENS_BACKEND``, itself ``"auto"`` when unset.
+
+    >>> requested_backend("CPU")
     'cpu'
     """
-    global _warned_fallback
     if backend is None:
         backend = os.environ.get(BACKEND_ENV, "auto") or "auto"
         source = f"{BACKEND_ENV}={backend!r}"
@@ -77,10 +158,41 @@ def resolve_backend(backend: str | None = "auto") -> str:
         source = f"backend={backend!r}"
     if not isinstance(backend, str) or backend.lower() not in BACKENDS:
         raise ValueError(f"{source} is not one of {', '.join(BACKENDS)}")
-    backend = backend.lower()
+    return backend.lower()
+
+
+_warned_fallback = False
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _user_stacklevel() -> int:
+    """``stacklevel`` for a warning raised by our caller that points at the first frame
+    outside gpuqueens: the user's call, however many of our functions lie between."""
+    frame, level = sys._getframe(1), 1  # 1: the function that warns
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def resolve_backend(backend: str | None = "auto", *, here: bool = True) -> str:
+    """Turn a requested backend into the one that will run: ``"cpu"`` or ``"gpu"``.
+
+    ``None`` and ``"auto"`` consult ``GPUQUEENS_BACKEND`` first (``None`` only), then probe.
+    ``here``: whether the GPU work would run in this process; if not, the probe runs in a
+    fresh process and CUDA is not initialised here (see :func:`gpu_report`).
+
+    >>> resolve_backend("cpu")
+    'cpu'
+    """
+    global _warned_fallback
+    backend = requested_backend(backend)
     if backend == "cpu":
         return "cpu"
-    usable, reason = gpu_status()
+    if here:
+        usable, reason = gpu_status()
+    else:
+        report = gpu_report(here=False)
+        usable, reason = report.usable, report.reason
     if backend == "gpu":
         if not usable:
             raise BackendUnavailableError(f"backend='gpu' was requested but {reason}")
@@ -89,12 +201,13 @@ def resolve_backend(backend: str | None = "auto") -> str:
         return "gpu"
     if not _warned_fallback:
         _warned_fallback = True
-        warnings.warn(f"no usable GPU, running on the CPU: {reason}", GPUFallbackWarning, stacklevel=3)
+        warnings.warn(f"no usable GPU, running on the CPU: {reason}", GPUFallbackWarning,
+                      stacklevel=_user_stacklevel())
     return "cpu"
 
 
 def device_name(backend: str) -> str:
-    """A human-readable name of the device a resolved backend runs on."""
+    """A human-readable name of the device a resolved backend runs on, in this process."""
     if backend == "gpu":
         import cupy
 

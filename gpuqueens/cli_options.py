@@ -14,7 +14,8 @@ __all__ = ["add_run_options", "add_recheck_option"]
 
 
 def add_run_options(parser: argparse.ArgumentParser, *, long_runs: bool = True) -> None:
-    """The backend, and for long runs progress and checkpoint."""
+    """The backend, and for long runs (work units through the runner) progress, checkpoint
+    and workers."""
     parser.add_argument("--backend", choices=BACKENDS, default=None,
                         help="where to run (default: $GPUQUEENS_BACKEND, else auto: GPU if usable)")
     if long_runs:
@@ -23,6 +24,19 @@ def add_run_options(parser: argparse.ArgumentParser, *, long_runs: bool = True) 
                                  "terminal)")
         parser.add_argument("--checkpoint", metavar="PATH", default=None,
                             help="SQLite file recording finished work units; rerun to resume")
+        parser.add_argument("--workers", type=_positive_int, default=None, metavar="K",
+                            help="processes that solve work units: 1 = this one only "
+                                 "(default: every GPU, or every core, for long runs)")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"takes a whole number from 1 up, not {text!r}")
+    return value
 
 
 def add_recheck_option(parser: argparse.ArgumentParser) -> None:

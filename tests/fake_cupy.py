@@ -16,12 +16,21 @@ It gives the subset of CuPy that gpuqueens uses, checked the way a real launch w
   ``tests/fake_nqueens_symmetric.py`` instead;
 * ``RawKernel`` runs only the backend probe's kernel;
 * everything else (``zeros``, ``minimum``, dtypes, ...) is NumPy's, returning device arrays,
-  so the CuPy path of the matchstick transfer matrix runs too.
+  so the CuPy path of the matchstick transfer matrix runs too;
+* ``make_fake_cupy(libraries, devices=k)`` has k devices, of which CUDA shows those listed in
+  ``CUDA_VISIBLE_DEVICES`` (read when "CUDA" initialises, as CUDA does); each device's
+  ``pciBusID`` is 0x10 + its physical index, so a test can tell which one a process uses;
+* like CUDA, the first call that needs the driver initialises it, and a process forked
+  after that fails every such call with ``cudaErrorInitializationError``; before it,
+  ``cuda.driver.ctxGetCurrent()`` raises ``CUDA_ERROR_NOT_INITIALIZED``;
+* with ``FAKE_CUPY_LAUNCH_LOG`` set to a file, each kernel launch appends a line
+  "pid physical-device" to it.
 """
 
 from __future__ import annotations
 
 import ctypes
+import os
 import re
 import types
 from pathlib import Path
@@ -83,8 +92,11 @@ class FakeKernel:
         self.shared_size_bytes = 2 * 8 * 32  # about the kernel's static warp sums
         self.max_dynamic_shared_size_bytes = ATTRIBUTES["MaxSharedMemoryPerBlock"] - self.shared_size_bytes
         self.launches: list[tuple[int, int, int]] = []
+        self.on_launch = None  # set by the module: the fake driver's check and launch log
 
     def __call__(self, grid, block, args, shared_mem=0, stream=None):
+        if self.on_launch is not None:
+            self.on_launch()
         grid, block = tuple(grid), tuple(block)
         if len(grid) != 1 or len(block) != 1 or grid[0] < 1 or not 1 <= block[0] <= 1024:
             raise LaunchError(f"{self.name}: bad launch shape grid={grid} block={block}")
@@ -137,6 +149,7 @@ class FakeRawModule:
         self.code, self.options = code, tuple(options)
         self.libraries = libraries
         self.kernels: dict[str, FakeKernel] = {}
+        self.on_launch = None
 
     def compile(self, log_stream=None):
         pass  # nothing to build: the emulator libraries are built by the caller
@@ -148,16 +161,23 @@ class FakeRawModule:
         if name.startswith("matchsticks_"):  # kernels/matchsticks.cu: tests/fake_matchsticks.py
             from fake_matchsticks import MatchstickKernel
 
-            return self.kernels.setdefault(
-                name, MatchstickKernel(name, signatures[name], self.libraries["matchsticks"]))
+            if name not in self.kernels:
+                self.kernels[name] = MatchstickKernel(name, signatures[name],
+                                                      self.libraries["matchsticks"])
+                self.kernels[name].on_launch = self.on_launch
+            return self.kernels[name]
         if name.startswith("nqueens_symmetric"):  # kernels/nqueens_symmetric.cu: tests/fake_nqueens_symmetric.py
             from fake_nqueens_symmetric import SymmetricKernel
 
-            return self.kernels.setdefault(name, SymmetricKernel(name, signatures[name]))
+            if name not in self.kernels:
+                self.kernels[name] = SymmetricKernel(name, signatures[name])
+                self.kernels[name].on_launch = self.on_launch
+            return self.kernels[name]
         counting = "-DNQ_COUNT_NODES" in self.options
         library = self.libraries["nodes" if counting else "plain"]
         if name not in self.kernels:
             self.kernels[name] = FakeKernel(name, signatures[name], library, 2 if counting else 1)
+            self.kernels[name].on_launch = self.on_launch
         return self.kernels[name]
 
 
@@ -171,25 +191,84 @@ class FakeProbeKernel:
         out[: block[0]] = np.arange(1, block[0] + 1, dtype=out.dtype)
 
 
+class CUDARuntimeError(RuntimeError):
+    """As CuPy's ``cupy.cuda.runtime.CUDARuntimeError``."""
+
+
+class CUDADriverError(RuntimeError):
+    """As CuPy's ``cupy.cuda.driver.CUDADriverError``."""
+
+
+class FakeCuda:
+    """The driver's state in one process: initialised or not, by whom, and the visible devices."""
+
+    def __init__(self, devices: int):
+        self.physical = devices
+        self.initialised_pid: int | None = None
+        self.visible: list[int] = []
+        self.current = 0
+
+    def touch(self) -> None:
+        """A call that needs the driver: initialise it, or fail as CUDA does after a fork."""
+        if self.initialised_pid is None:
+            self.initialised_pid = os.getpid()
+            self.visible.clear()
+            for item in os.environ.get("CUDA_VISIBLE_DEVICES", ",".join(map(str, range(self.physical)))).split(","):
+                item = item.strip()  # CUDA stops at the first entry that names no device
+                if not item.isdigit() or int(item) >= self.physical or int(item) in self.visible:
+                    break
+                self.visible.append(int(item))
+        elif self.initialised_pid != os.getpid():
+            raise CUDARuntimeError("cudaErrorInitializationError: initialization error")
+
+    def check_device(self, device: int) -> int:
+        self.touch()
+        if not 0 <= device < len(self.visible):
+            raise CUDARuntimeError(f"cudaErrorInvalidDevice: device {device} of {len(self.visible)}")
+        return device
+
+    def launched(self) -> None:
+        self.touch()
+        log = os.environ.get("FAKE_CUPY_LAUNCH_LOG")
+        if log:
+            with open(log, "a") as out:
+                out.write(f"{os.getpid()} {self.visible[self.current]}\n")
+
+    def ctx_get_current(self) -> int:
+        if self.initialised_pid is None:
+            raise CUDADriverError("CUDA_ERROR_NOT_INITIALIZED: initialization error")
+        return 0
+
+    def properties(self, device: int) -> dict:
+        index = self.check_device(device)  # first: it may initialise the visible list
+        physical = self.visible[index]
+        return {"name": FAKE_DEVICE_NAME.encode(), "pciBusID": 0x10 + physical,
+                "pciDeviceID": 0, "pciDomainID": 0}
+
+
 class FakeDevice:
-    def __init__(self, device=None):
-        self.id = 0 if device is None else int(device)
-        if self.id != 0:
-            raise RuntimeError("the fake has one device")
+    def __init__(self, device=None, *, cuda: FakeCuda | None = None):
+        self.cuda = cuda or FakeCuda(1)
+        self.cuda.touch()
+        self.id = self.cuda.current if device is None else self.cuda.check_device(int(device))
         self.attributes = dict(ATTRIBUTES)
 
     def __enter__(self):
+        self._previous = self.cuda.current
+        self.cuda.current = self.id
         return self
 
     def __exit__(self, *exc):
+        self.cuda.current = self._previous
         return False
 
     def use(self):
-        pass
+        self.cuda.current = self.id
 
 
-def make_fake_cupy(libraries: dict[str, Path]) -> types.ModuleType:
-    """A module that passes for ``cupy``; ``libraries``: emulator builds, "plain" and "nodes"."""
+def make_fake_cupy(libraries: dict[str, Path], devices: int = 1) -> types.ModuleType:
+    """A module that passes for ``cupy``; ``libraries``: emulator builds, "plain" and "nodes"
+    (may be empty for tests that launch no search kernel); ``devices``: physical devices."""
     loaded = {}
     for key, path in libraries.items():
         lib = ctypes.CDLL(str(path))
@@ -198,19 +277,36 @@ def make_fake_cupy(libraries: dict[str, Path]) -> types.ModuleType:
                 getattr(lib, name).restype = None
         loaded[key] = lib
 
+    cuda = FakeCuda(devices)
+
+    def driver_call(function):  # like CuPy: these calls initialise CUDA (or fail after a fork)
+        def call(*args, **kwargs):
+            cuda.touch()
+            return function(*args, **kwargs)
+        return call
+
+    def raw_module(*, code, options=()):
+        cuda.touch()
+        module = FakeRawModule(code=code, options=options, libraries=loaded)
+        module.on_launch = cuda.launched
+        return module
+
     module = types.ModuleType("cupy")
     module.__getattr__ = lambda name: getattr(np, name)  # dtypes and ufuncs are NumPy's
     module.ndarray = DeviceArray
-    module.asarray = lambda a, dtype=None: _device(np.array(a, dtype=dtype, copy=True))
-    module.zeros = lambda shape, dtype=float: _device(np.zeros(shape, dtype=dtype))
-    module.zeros_like = lambda a, dtype=None: _device(np.zeros_like(a, dtype=dtype))
-    module.RawModule = lambda *, code, options=(): FakeRawModule(code=code, options=options,
-                                                                 libraries=loaded)
-    module.RawKernel = FakeProbeKernel
+    module.asarray = driver_call(lambda a, dtype=None: _device(np.array(a, dtype=dtype, copy=True)))
+    module.zeros = driver_call(lambda shape, dtype=float: _device(np.zeros(shape, dtype=dtype)))
+    module.zeros_like = driver_call(lambda a, dtype=None: _device(np.zeros_like(a, dtype=dtype)))
+    module.RawModule = raw_module
+    module.RawKernel = driver_call(FakeProbeKernel)
     runtime = types.SimpleNamespace(
-        getDeviceCount=lambda: 1,
-        getDeviceProperties=lambda device: {"name": FAKE_DEVICE_NAME.encode()},
-        memGetInfo=lambda: (FAKE_FREE_BYTES, FAKE_FREE_BYTES),
+        getDeviceCount=driver_call(lambda: len(cuda.visible)),
+        getDeviceProperties=cuda.properties,
+        memGetInfo=driver_call(lambda: (FAKE_FREE_BYTES, FAKE_FREE_BYTES)),
+        CUDARuntimeError=CUDARuntimeError,
     )
-    module.cuda = types.SimpleNamespace(Device=FakeDevice, runtime=runtime)
+    driver = types.SimpleNamespace(ctxGetCurrent=cuda.ctx_get_current, CUDADriverError=CUDADriverError)
+    module.cuda = types.SimpleNamespace(Device=lambda device=None: FakeDevice(device, cuda=cuda),
+                                        runtime=runtime, driver=driver)
+    module.fake_cuda = cuda  # for tests: the fake driver's state
     return module

@@ -74,3 +74,32 @@ def test_broken_cupy_import_is_reported_not_raised(monkeypatch):
     finally:
         backends.gpu_status.cache_clear()
     assert not usable and "libcuda" in reason
+
+
+def test_probe_in_a_fresh_process_reports_why_not(monkeypatch):
+    import importlib.util
+
+    if importlib.util.find_spec("cupy") is not None:
+        pytest.skip("CuPy is installed here")
+    backends._report_from_child.cache_clear()
+    try:
+        report = backends.gpu_report(here=False)
+    finally:
+        backends._report_from_child.cache_clear()
+    assert not report.usable and report.count == 0 and "CuPy is not installed" in report.reason
+
+
+def test_gpu_with_an_executor_is_checked_by_its_workers(no_gpu):
+    # this process does not probe (a Dask client may have no GPU); the worker says why it can't
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        with pytest.raises(gpuqueens.BackendUnavailableError, match="no device in this test"):
+            gpuqueens.count(8, backend="gpu", executor=pool)
+
+
+def test_requested_backend_is_checked_without_probing(monkeypatch):
+    monkeypatch.setattr(backends, "gpu_status", lambda: pytest.fail("probed"))
+    assert backends.requested_backend("GPU") == "gpu"
+    with pytest.raises(ValueError, match="backend='tpu'"):
+        backends.requested_backend("tpu")

@@ -146,8 +146,14 @@ def test_long_count_warns_on_one_line_before_it_starts(monkeypatch, capsys):
         raise KeyboardInterrupt  # the user's Ctrl-C once the warning is on the screen
 
     monkeypatch.setattr(nqueens_module, "work_units", interrupted)
-    assert main(["nqueens", "32", "--backend", "cpu"]) == 130
+    assert main(["nqueens", "32", "--backend", "cpu", "--workers", "1"]) == 130
     err = capsys.readouterr().err.splitlines()
     assert err[0].startswith("gpuqueens: warning: counting n=32 on one CPU core is expected to "
                              "take about ") and err[0].endswith(" years")
+    assert err[1] == "gpuqueens: interrupted"
+    # with worker processes the estimate is shared among them, still before anything starts
+    assert main(["nqueens", "32", "--backend", "cpu", "--workers", "3"]) == 130
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("gpuqueens: warning: counting n=32 on 3 workers, each like one CPU "
+                             "core is expected to take about ")
     assert err[1] == "gpuqueens: interrupted"

@@ -2,8 +2,9 @@
 
 Every ``import`` in the package is read (those inside functions too) and resolved to a
 module of the package. The layers, bottom to top: the shared machinery (runner, ledger,
-progress, backends, estimates, argument checks, shared CLI options), then one package per
-problem (which never import each other), then the top-level CLI and the package's face.
+progress, backends, estimates, argument checks, shared CLI options, worker processes and
+fork safety), then one package per problem (which never import each other), then the
+top-level CLI and the package's face.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "gpuqueens"
 #: Modules below the problems: they may import each other, never a problem or the CLI.
 SHARED = {"_version", "_checks", "estimates", "backends", "kernels", "progress", "ledger",
           "ledger_rows", "ledger_checks", "run_options",
-          "runner", "cli_options", "checkpoint_file"}
+          "runner", "cli_options", "checkpoint_file", "_probe", "fork_safety", "workers",
+          "worker_pool", "worker_setup"}
 
 
 def module_name(path: Path) -> str:

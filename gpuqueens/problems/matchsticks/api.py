@@ -17,14 +17,16 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from ..._checks import check_int
+from ...estimates import available_memory, check_memory
 from ...ledger import check_checkpoint_path
 from ...runner import check_run_options
 from ...backends import BACKEND_ENV, BACKENDS, GPUFallbackWarning, resolve_backend
-from ...estimates import available_memory
+from ...workers import check_workers, executor_for, planned_processes
 from .column_powers import count_by_column_powers
 from .costs import check_cost, exact_cost, power_cost, table_cost, transfer_cost
 from .grid import check_grid, orient, square_count, stick_count
 from .sweep import MAX_EXACT_SHORT_SIDE, count_exact
+from .pairing import centre_patterns
 from .table import MAX_JOIN_SHORT_SIDE, table_rows
 from .transfer import MAX_GPU_TRANSFER_SHORT_SIDE, count_by_removed
 
@@ -37,6 +39,12 @@ __all__ = ["matchsticks", "matchstick_counts", "matchstick_table", "MatchstickTa
 MAX_CPU_TRANSFER_SHORT_SIDE = 13
 #: The puzzle's S values, asked by default (as far as the grid has that many squares).
 DEFAULT_SQUARES = range(15)
+#: A table expected to take at least this many seconds (:func:`.costs.table_cost`) is long
+#: enough to gain from worker processes: each starts in ~0.3 s but computes every round's
+#: half sweeps again (7×7: ~2 of its ~10 minutes, ~12 GB per process), so only the joins
+#: of the centre patterns are shared out. 6×6 (seconds) stays in this process, 6×7
+#: (about a minute) and 7×7 use every core, as far as memory holds a process per core.
+TABLE_POOL_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -220,7 +228,8 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
                      backend: str | None = None,
                      checkpoint: str | os.PathLike[str] | None = None,
                      executor: concurrent.futures.Executor | None = None,
-                     progress: bool | None = None, recheck: int = 1) -> MatchstickTable:
+                     progress: bool | None = None, recheck: int = 1,
+                     workers: int | None = None) -> MatchstickTable:
     """The puzzle table: for each S, the fewest removals leaving exactly S squares, and the
     number of ways (valid configurations only).
 
@@ -230,11 +239,15 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     and ~12 GB; the shorter side is limited to 7. It runs on the CPU
     (:func:`square_tracking_backend`), as work units through
     :func:`gpuqueens.runner.run_units`, one per round of the join and centre stick pattern:
-    with ``checkpoint`` (one file) a killed run can be resumed, with ``executor`` the
-    units are spread over threads, processes or a Dask cluster (each worker process
-    computes a round's half sweeps once), and ``progress`` shows a bar per round.
-    ``recheck``: with a checkpoint, how many work units to solve again and compare, when
-    resuming and at the end (see :func:`gpuqueens.nqueens`; 0 turns it off).
+    with ``checkpoint`` (one file) a killed run can be resumed, and ``progress`` shows a
+    bar per round. ``recheck``: with a checkpoint, how many work units to solve again and
+    compare, when resuming and at the end (see :func:`gpuqueens.nqueens`; 0 turns it off).
+
+    ``workers``: how many processes solve the units, as for :func:`gpuqueens.nqueens`.
+    ``None`` (the default): every usable core for a table expected to take half a minute
+    or more (6×7, 7×7), as many as memory holds (each process computes a round's half
+    sweeps once: ~12 GB for 7×7), else this process; ``1``: this process only. Or
+    ``executor``: any executor (threads, processes, a Dask cluster) spreads the units.
 
     >>> print(matchstick_table(1, 2, backend="cpu"))
     1×2 grid (7 sticks, 2 squares)
@@ -245,6 +258,7 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     """
     m, n = check_grid(m, n)
     recheck = check_run_options(executor=executor, progress=progress, recheck=recheck)
+    workers = check_workers(workers, executor)
     if checkpoint is not None:
         checkpoint = check_checkpoint_path(checkpoint)
     wanted = _squares_asked(squares, m, n)
@@ -253,8 +267,16 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     if h > MAX_JOIN_SHORT_SIDE:
         raise ValueError(f"{m}×{n}: the table is limited to a shorter side of {MAX_JOIN_SHORT_SIDE} "
                          f"(7×7 takes ~10 minutes and ~12 GB of memory); got {h}")
-    check_cost(table_cost(h, w, wanted))
-    run = {"checkpoint": checkpoint, "executor": executor, "progress": progress,
-           "recheck": recheck}
-    rows = table_rows(h, w, wanted, run=run)
+    cost = table_cost(h, w, wanted)
+    check_cost(cost)
+    where = dict(workers=workers, executor=executor, large=cost.seconds >= TABLE_POOL_SECONDS,
+                 units=len(centre_patterns(h)), memory_per_worker=cost.memory)
+    processes = planned_processes(backend, **where)
+    if executor is None and processes > 1:  # each worker process holds a round's half sweeps
+        check_memory(f"{cost.what}, in each of {processes} worker processes",
+                     cost.memory * processes)
+    with executor_for(backend, **where) as chosen:
+        run = {"checkpoint": checkpoint, "executor": chosen.executor, "progress": progress,
+               "recheck": recheck}
+        rows = table_rows(h, w, wanted, run=run, wrap_solver=chosen.solver)
     return MatchstickTable(m, n, tuple(rows), backend)

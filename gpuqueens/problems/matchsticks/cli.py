@@ -3,6 +3,7 @@
     gpuqueens matchsticks 4 4 --removed 9 --squares 0
     gpuqueens matchstick-counts 10 10
     gpuqueens matchstick-table 4 4 --squares 0-14
+    gpuqueens matchstick-table 7 7 --workers 1
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def handle(args: argparse.Namespace) -> int:
         squares = None if args.squares is None else itertools.chain.from_iterable(args.squares)
         table = matchstick_table(args.m, args.n, squares, backend=args.backend,
                                  checkpoint=args.checkpoint, progress=args.progress,
-                                 recheck=args.recheck)
+                                 recheck=args.recheck, workers=args.workers)
         text, backend = str(table), table.backend
     seconds = time.perf_counter() - start
     print(text)

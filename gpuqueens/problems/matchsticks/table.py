@@ -146,14 +146,16 @@ def _decode(caps: dict[int, int], flat: tuple[int, ...]) -> dict[int, tuple[int,
 
 
 def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any] | None = None,
-               max_entries: int | None = None, stats: JoinStats | None = None) -> Rows:
+               max_entries: int | None = None, stats: JoinStats | None = None,
+               wrap_solver: Callable[[Callable], Callable] | None = None) -> Rows:
     """Rows ``(S, fewest R, count)`` for each S asked (``(S, None, 0)`` when impossible) of
     an m×n grid, round by round through :func:`gpuqueens.runner.run_units`.
 
     ``run``: the runner's options (``checkpoint``, ``executor``, ``progress``, ...), passed
     on unchanged to every round. ``max_entries`` limits the half sweeps' live entries below
     what memory holds. ``stats`` adds up the join's sizes and times; it sees only the units
-    solved in this process, so it is refused with an executor.
+    solved in this process, so it is refused with an executor. ``wrap_solver``: turns the
+    unit solver into the one the executor runs (:meth:`gpuqueens.workers.Workers.solver`).
     """
     wanted = sorted(set(squares))
     h, w = orient(m, n)
@@ -164,6 +166,8 @@ def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any]
            "squares": wanted}
     solve = solve_round_unit if stats is None else functools.partial(solve_round_unit,
                                                                      stats=stats)
+    if wrap_solver is not None:
+        solve = wrap_solver(solve)
 
     def run_round(caps: dict[int, int], level: int, index: int) -> dict[int, tuple[int, int]]:
         units = round_units(h, w, caps, level, index, max_entries, slack=max(wanted))

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 from ..._checks import check_board_size
 from ..._version import __version__
-from ...backends import device_name, resolve_backend
 from ...ledger import CheckpointError, canonical_json, check_checkpoint_path, stored_job
-from ...runner import check_run_options, executor_workers, run_units
+from ...runner import check_run_options, run_units
+from ...workers import check_workers, choose_backend, executor_for, planned_processes
 from .estimate import warn_if_long_count
 from .plan import Plan, combine, plan_for, solve_unit, work_units
 
@@ -51,6 +51,14 @@ class NQueensResult:
 def _small_board(n: int) -> tuple[int, int] | None:
     """Boards too small for the prefix search: n=1 has one solution, n=2 and n=3 none."""
     return {1: (1, 1), 2: (0, 0), 3: (0, 0)}.get(n)
+
+
+#: From this n on, a count is long enough to gain from worker processes (on the CPU one
+#: takes 0.2-0.3 s to start; on the GPU also CuPy and a CUDA context, about a second or
+#: two): on the CPU n=16 takes ~3.4 s on one core (n=15 ~0.5 s); on an H100 the previous
+#: kernel took ~58 s for n=21 (n=20 ~8 s, in only 4 prefix units). Smaller counts stay in
+#: this process.
+POOL_MIN_N = {"cpu": 16, "gpu": 21}
 
 
 #: The backends a plan can be made for: a checkpoint started on either is resumed on either.
@@ -92,6 +100,7 @@ def nqueens(
     executor: concurrent.futures.Executor | None = None,
     progress: bool | None = None,
     recheck: int = 1,
+    workers: int | None = None,
 ) -> NQueensResult:
     """Count the solutions of the n-queens problem, total and unique, in one search.
 
@@ -103,8 +112,14 @@ def nqueens(
       the unit plan it was started with, if that is a plan this gpuqueens makes for n).
       A path that cannot hold a checkpoint, or a checkpoint that cannot be trusted, is
       refused with :class:`gpuqueens.CheckpointError` before any work.
-    * ``executor``: any :class:`concurrent.futures.Executor` (e.g. a Dask cluster's) to
-      spread the work units; ``None`` runs them in this process.
+    * ``workers``: how many processes solve the work units. ``None`` (the default): for a
+      long count (n >= 16 on the CPU, n >= 21 on the GPU), every usable core, or one process
+      per visible GPU (``CUDA_VISIBLE_DEVICES`` respected), else this process only; ``1``:
+      this process only; ``k``: k worker processes (on the GPU pinned to the visible GPUs
+      in turn), this process coordinating. Scripts must keep their top-level code
+      under ``if __name__ == "__main__":``, since worker processes import the main module.
+    * ``executor``: instead of ``workers``, any :class:`concurrent.futures.Executor` (a
+      process pool with any start method, a Dask cluster's) to spread the work units.
     * ``progress``: show a progress bar: ``True``, ``False`` or ``None`` (when stderr is a
       terminal or a notebook).
     * ``recheck``: with a checkpoint, how many work units to solve again, at random, and
@@ -125,23 +140,32 @@ def nqueens(
     """
     n = check_board_size(n)
     recheck = check_run_options(executor=executor, progress=progress, recheck=recheck)
+    workers = check_workers(workers, executor)
     if checkpoint is not None:
         checkpoint = check_checkpoint_path(checkpoint)
     start = time.perf_counter()
-    used = resolve_backend(backend)
+    # CUDA is probed in this process only if the GPU work would run here (fork safety)
+    used = choose_backend(backend, workers=workers, executor=executor,
+                          large_on_gpu=n >= POOL_MIN_N["gpu"])
     small = _small_board(n)
-    if small is not None:
-        total, unique = small
-    else:
-        plan = _resumed_plan(checkpoint, n) or plan_for(n, used)
-        warn_if_long_count(n, used, executor_workers(executor), stacklevel=2)
-        results = run_units(
-            work_units(plan, used), solve_unit, job=plan.job(), executor=executor,
-            checkpoint=checkpoint, progress=progress, description=f"n={n} [{used}]",
-            recheck=recheck,
-        )
-        total, unique = combine(results)
-    return NQueensResult(n, total, unique, used, device_name(used), time.perf_counter() - start)
+    plan = None if small is not None else _resumed_plan(checkpoint, n) or plan_for(n, used)
+    # no more processes than prefix units, which hold the work (the symmetric unit is small)
+    where = dict(workers=workers, executor=executor, large=n >= POOL_MIN_N[used],
+                 units=plan.unit_count if plan is not None else 0)
+    if plan is not None:  # the estimate comes before anything is built or started
+        warn_if_long_count(n, used, planned_processes(used, **where), stacklevel=2)
+    with executor_for(used, **where) as chosen:
+        if plan is None:
+            total, unique = small
+        else:
+            results = run_units(
+                work_units(plan, used), chosen.solver(solve_unit), job=plan.job(),
+                executor=chosen.executor, checkpoint=checkpoint, progress=progress,
+                description=f"n={n} [{used}]", recheck=recheck,
+            )
+            total, unique = combine(results)
+        device = chosen.describe()
+    return NQueensResult(n, total, unique, used, device, time.perf_counter() - start)
 
 
 def count(
@@ -153,6 +177,7 @@ def count(
     executor: concurrent.futures.Executor | None = None,
     progress: bool | None = None,
     recheck: int = 1,
+    workers: int | None = None,
 ) -> int:
     """The number of n-queens solutions; with ``unique=True``, of classes under the 8 symmetries.
 
@@ -166,5 +191,5 @@ def count(
     if not isinstance(unique, bool):
         raise TypeError(f"unique must be True or False, not {unique!r}")
     result = nqueens(n, backend=backend, checkpoint=checkpoint, executor=executor,
-                     progress=progress, recheck=recheck)
+                     progress=progress, recheck=recheck, workers=workers)
     return result.unique if unique else result.total

@@ -3,6 +3,7 @@
     gpuqueens nqueens 12
     gpuqueens nqueens 8 9 10 --unique
     gpuqueens nqueens 20 --checkpoint n20.sqlite --progress
+    gpuqueens nqueens 17 --workers 4
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def handle(args: argparse.Namespace) -> int:
                          f"one run); got {len(args.n)} sizes")
     for n in args.n:
         result = nqueens(n, backend=args.backend, checkpoint=args.checkpoint,
-                         progress=args.progress, recheck=args.recheck)
+                         progress=args.progress, recheck=args.recheck, workers=args.workers)
         counts = f"unique {result.unique}" if args.unique else f"total {result.total}  unique {result.unique}"
         print(f"n={result.n}  {counts}  [{result.backend}: {result.device}]  {result.seconds:.3f} s", flush=True)
     return 0

@@ -1,0 +1,90 @@
+"""What a worker process does before its first unit, whoever started it.
+
+:class:`WorkerSolve` wraps a problem's unit solver for other processes (gpuqueens' own
+pool, a process pool, Dask): once per process it raises glibc's malloc thresholds
+(:func:`tune_malloc`) and, on the GPU, checks that CUDA can work in the process (not forked
+from a process with CUDA initialised; a usable device), so that a worker fails with a
+message rather than a CUDA error from deep inside.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .backends import resolve_backend
+from .fork_safety import raise_if_forked_after_cuda
+
+__all__ = ["WorkerSolve", "prepare_process", "tune_malloc"]
+
+
+#: glibc mallopt parameters and the values set in worker processes: glibc's own dynamic
+#: maxima on 64-bit systems (the mmap threshold may not exceed 32 MiB).
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+TRIM_THRESHOLD_BYTES, MMAP_THRESHOLD_BYTES = 64 << 20, 32 << 20
+
+
+def tune_malloc() -> bool:
+    """Keep freed memory up to 64 MiB for reuse and serve blocks below 32 MiB from the heap
+    (glibc only; returns whether it was done).
+
+    The NumPy search allocates and frees arrays of a few MiB at a high rate. With glibc's
+    defaults many of them are fresh ``mmap`` s, and with a small trim threshold (Dask's
+    nanny sets ``MALLOC_TRIM_THRESHOLD_=65536`` for its workers, which also freezes the
+    mmap threshold at 128 KiB) every one is: the pages are faulted in and zeroed again and
+    again. Measured on 2 busy cores (a process solving four n=17 CPU units, medians of 5):
+    9.3 s with Dask's setting, 5.4 s with glibc's defaults, 3.8-3.9 s after this call, the
+    same peak memory (bench/dask_malloc.py measures it in Dask workers).
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        if not os.confstr("CS_GNU_LIBC_VERSION").startswith("glibc"):
+            return False
+        mallopt = ctypes.CDLL(None).mallopt
+    except (ValueError, OSError, AttributeError):  # not glibc (musl), or no such symbol
+        return False
+    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+    return bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
+                and mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD_BYTES))
+
+
+_prepared: set[tuple[int, str]] = set()  # (pid, backend): inherited by forks, so keyed by pid
+_malloc_done: tuple[int, bool] | None = None  # (pid, whether tune_malloc succeeded there)
+
+
+def prepare_process(backend: str, *, worker: bool) -> None:
+    """Once per process and backend, before its first unit: tune malloc in a worker process;
+    on the GPU, check that CUDA can work here (raises ``CUDAForkError`` or
+    ``BackendUnavailableError`` with a message, never a CUDA error from deep inside)."""
+    global _malloc_done
+    key = (os.getpid(), backend)
+    if key in _prepared:
+        return
+    if worker and (_malloc_done is None or _malloc_done[0] != os.getpid()):
+        _malloc_done = (os.getpid(), tune_malloc())
+    if backend == "gpu":
+        raise_if_forked_after_cuda()
+        resolve_backend("gpu")  # the probe, in this process, where the GPU work runs
+    _prepared.add(key)
+
+
+@dataclass(frozen=True)
+class WorkerSolve:
+    """A unit solver for other processes (or threads): prepares the process, then solves.
+
+    ``coordinator`` is the pid of the process that runs the count; only other processes
+    are tuned (this one is the caller's, left as it is).
+    """
+
+    solve: Callable[[Any], tuple[int, ...]]
+    backend: str
+    coordinator: int
+
+    def __call__(self, payload: Any) -> tuple[int, ...]:
+        prepare_process(self.backend, worker=os.getpid() != self.coordinator)
+        return self.solve(payload)

@@ -1,0 +1,114 @@
+"""``workers=`` of the matchstick puzzle table (and ``--workers`` of matchstick-table): the
+same argument, checks and defaults as N-Queens' (test_workers.py), for the table's rounds."""
+
+from __future__ import annotations
+
+import concurrent.futures
+
+import pytest
+
+import gpuqueens
+from gpuqueens import estimates, workers
+from gpuqueens.cli import main
+from gpuqueens.problems.matchsticks import api
+from gpuqueens.problems.matchsticks.costs import table_cost
+from gpuqueens.problems.matchsticks.pairing import centre_patterns
+
+#: The 4×4 table (S = 0..14 as far as it has squares), computed in this process.
+TABLE_4X4 = gpuqueens.matchstick_table(4, 4, backend="cpu", workers=1).rows
+
+
+@pytest.fixture
+def pools(monkeypatch):
+    """Every WorkerPool made during the test, in order of creation."""
+    made = []
+
+    class RecordedPool(workers.WorkerPool):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(workers, "WorkerPool", RecordedPool)
+    return made
+
+
+@pytest.fixture
+def no_pools(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("a worker pool was started")
+
+    monkeypatch.setattr(workers, "WorkerPool", refuse)
+
+
+@pytest.mark.parametrize("bad,error", [(True, TypeError), (2.0, TypeError), ("2", TypeError),
+                                       (0, ValueError), (-1, ValueError)])
+def test_bad_workers_are_refused(no_pools, bad, error):
+    with pytest.raises(error, match="workers"):
+        gpuqueens.matchstick_table(2, 2, backend="cpu", workers=bad)
+
+
+def test_workers_and_executor_together_are_refused(no_pools):
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        with pytest.raises(ValueError, match="not both"):
+            gpuqueens.matchstick_table(2, 2, backend="cpu", workers=2, executor=pool)
+        assert gpuqueens.matchstick_table(4, 4, backend="cpu", executor=pool).rows == TABLE_4X4
+
+
+def test_a_short_table_stays_in_this_process(no_pools, monkeypatch):
+    monkeypatch.setattr(workers, "usable_cores", lambda: 64)
+    assert table_cost(4, 4, list(range(15))).seconds < api.TABLE_POOL_SECONDS
+    assert gpuqueens.matchstick_table(4, 4, backend="cpu").rows == TABLE_4X4
+
+
+def test_explicit_workers_solve_the_units_in_worker_processes(pools):
+    table = gpuqueens.matchstick_table(4, 4, backend="cpu", workers=2, progress=False)
+    assert table.rows == TABLE_4X4
+    assert len(pools) == 1 and pools[0]._max_workers == 2
+
+
+def test_a_long_table_uses_every_core_by_default(pools, monkeypatch):
+    monkeypatch.setattr(api, "TABLE_POOL_SECONDS", 0.0)  # the 4×4 table counts as long
+    monkeypatch.setattr(workers, "usable_cores", lambda: 3)
+    assert gpuqueens.matchstick_table(4, 4, backend="cpu", progress=False).rows == TABLE_4X4
+    assert len(pools) == 1 and pools[0]._max_workers == 3
+    # never more processes than a round has units (centre patterns)
+    monkeypatch.setattr(workers, "usable_cores", lambda: 64)
+    assert gpuqueens.matchstick_table(3, 3, backend="cpu", progress=False).rows == \
+        gpuqueens.matchstick_table(3, 3, backend="cpu", workers=1).rows
+    assert pools[1]._max_workers == len(centre_patterns(3))
+
+
+def test_the_default_starts_no_more_processes_than_memory_holds(no_pools, monkeypatch):
+    monkeypatch.setattr(api, "TABLE_POOL_SECONDS", 0.0)
+    monkeypatch.setattr(workers, "usable_cores", lambda: 8)
+    need = table_cost(4, 4, list(range(15))).memory
+    monkeypatch.setattr(workers, "available_memory", lambda: 1.5 * need)  # one process fits
+    assert gpuqueens.matchstick_table(4, 4, backend="cpu").rows == TABLE_4X4
+
+
+def test_explicit_workers_that_memory_cannot_hold_are_refused_up_front(no_pools, monkeypatch):
+    need = table_cost(4, 4, list(range(15))).memory
+    monkeypatch.setattr(estimates, "available_memory", lambda: 2.5 * need)
+    with pytest.raises(ValueError, match="in each of 3 worker processes"):
+        gpuqueens.matchstick_table(4, 4, backend="cpu", workers=3)
+
+
+def test_a_checkpointed_table_resumes_with_other_workers(tmp_path, pools):
+    path = tmp_path / "t44.sqlite"
+    first = gpuqueens.matchstick_table(4, 4, backend="cpu", workers=2, checkpoint=path,
+                                       progress=False)
+    again = gpuqueens.matchstick_table(4, 4, backend="cpu", workers=1, checkpoint=path,
+                                       progress=False)
+    assert first.rows == again.rows == TABLE_4X4
+    assert len(pools) == 1  # the resumed run solved its re-check unit in this process
+
+
+def test_cli_matchstick_table_workers(capsys):
+    assert main(["matchstick-table", "3", "3", "--workers", "2", "--no-progress"]) == 0
+    out_two = capsys.readouterr().out
+    assert main(["matchstick-table", "3", "3", "--workers", "1"]) == 0
+    out_one = capsys.readouterr().out
+    assert out_two.splitlines()[:-1] == out_one.splitlines()[:-1]  # all but the time
+    with pytest.raises(SystemExit) as exit_info:
+        main(["matchstick-table", "3", "3", "--workers", "0"])
+    assert exit_info.value.code == 2 and "--workers" in capsys.readouterr().err

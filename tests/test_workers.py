@@ -1,0 +1,244 @@
+"""Worker processes on the CPU: the ``workers`` argument, the pool, and the defaults.
+
+The GPU side (pinning, fork safety) is in test_workers_gpu.py and test_fork_safety.py.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import multiprocessing
+import os
+import subprocess
+import sys
+
+import pytest
+import worker_tasks
+from oeis import total, unique
+
+import gpuqueens
+import gpuqueens.problems.nqueens as nqueens_api
+from gpuqueens import workers
+from gpuqueens.cli import main
+from gpuqueens.problems.nqueens import plan
+
+
+@pytest.fixture
+def pools(monkeypatch):
+    """Every WorkerPool made during the test, in order of creation."""
+    made = []
+
+    class RecordedPool(workers.WorkerPool):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(workers, "WorkerPool", RecordedPool)
+    return made
+
+
+@pytest.fixture
+def no_pools(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("a worker pool was started")
+
+    monkeypatch.setattr(workers, "WorkerPool", refuse)
+
+
+@pytest.fixture
+def small_long_counts(monkeypatch):
+    """Count n=12 as a "long" CPU count in 16 units, so defaults start pools quickly."""
+    monkeypatch.setitem(nqueens_api.POOL_MIN_N, "cpu", 12)
+    monkeypatch.setitem(plan.FIRST_SPLIT_N, "cpu", 11)
+
+
+# --- the cores there are ---------------------------------------------------------------
+
+def test_usable_cores_prefers_process_cpu_count(monkeypatch):
+    monkeypatch.setattr(os, "process_cpu_count", lambda: 3, raising=False)
+    assert workers.usable_cores() == 3
+
+
+def test_usable_cores_falls_back_to_the_affinity_mask_then_cpu_count(monkeypatch):
+    monkeypatch.delattr(os, "process_cpu_count", raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 5}, raising=False)
+    assert workers.usable_cores() == 2
+    monkeypatch.delattr(os, "sched_getaffinity", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 7)
+    assert workers.usable_cores() == 7
+
+
+# --- the argument ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("bad,error", [(True, TypeError), (2.0, TypeError), ("2", TypeError),
+                                       (0, ValueError), (-3, ValueError)])
+def test_bad_workers_are_refused(bad, error):
+    with pytest.raises(error, match="workers"):
+        gpuqueens.count(8, backend="cpu", workers=bad)
+
+
+def test_workers_and_executor_together_are_refused(no_pools):
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        with pytest.raises(ValueError, match="not both"):
+            gpuqueens.count(8, backend="cpu", workers=2, executor=pool)
+        with pytest.raises(ValueError, match="not both"):
+            gpuqueens.nqueens(8, backend="cpu", workers=1, executor=pool)
+        assert gpuqueens.count(8, backend="cpu", workers=None, executor=pool) == 92
+
+
+def test_cli_workers_option(capsys):
+    assert main(["nqueens", "10", "--backend", "cpu", "--workers", "2"]) == 0
+    assert "total 724" in capsys.readouterr().out
+    for bad in ("0", "two"):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["nqueens", "10", "--backend", "cpu", "--workers", bad])
+        assert exit_info.value.code == 2
+        assert "--workers" in capsys.readouterr().err
+
+
+# --- where the units run by default ------------------------------------------------------
+
+@pytest.mark.parametrize("n", [1, 8, 13, 15])
+def test_small_counts_stay_in_this_process(no_pools, monkeypatch, n):
+    monkeypatch.setattr(workers, "usable_cores", lambda: 64)
+    assert gpuqueens.count(n, backend="cpu") == total(n)
+
+
+def test_default_cpu_run_uses_every_core(pools, small_long_counts, monkeypatch):
+    monkeypatch.setattr(workers, "usable_cores", lambda: 3)
+    result = gpuqueens.nqueens(12, backend="cpu", progress=False)
+    assert (result.total, result.unique) == (total(12), unique(12))
+    assert len(pools) == 1, "the default run started no worker pool"
+    pool = pools[0]
+    assert pool._max_workers == 3 and pool._pool._max_workers == 3  # one per core
+    assert result.device.endswith(", 3 processes")
+
+
+@pytest.mark.skipif(workers.usable_cores() < 2, reason="one core: the default is this process")
+def test_with_several_cores_the_default_starts_more_processes(tmp_path):
+    with workers.executor_for("cpu", large=True, units=2) as chosen:
+        assert chosen.processes == 2 and chosen.executor is not None
+        pids = {f.result(timeout=300) for f in [chosen.executor.submit(worker_tasks.meet, str(tmp_path), 2)
+                                                 for _ in range(2)]}
+    assert len(pids) == 2 and os.getpid() not in pids  # this process only coordinates
+
+
+def test_the_default_fits_in_memory(no_pools, monkeypatch):
+    # e.g. the 7x7 matchstick table: ~12 GB a process; 20 GB free and 8 cores give one
+    monkeypatch.setattr(workers, "usable_cores", lambda: 8)
+    monkeypatch.setattr(workers, "available_memory", lambda: 20e9)
+    with workers.executor_for("cpu", large=True, units=72, memory_per_worker=12e9) as chosen:
+        assert chosen.executor is None and chosen.processes == 1
+    monkeypatch.setattr(workers, "available_memory", lambda: 30e9)
+    assert workers._process_count("cpu", None, large=True, units=72, memory_per_worker=12e9) == 2
+    assert workers._process_count("cpu", 4, large=True, units=72, memory_per_worker=12e9) == 4  # asked for
+
+
+def test_the_default_follows_the_cores_there_are(pools, small_long_counts, monkeypatch):
+    monkeypatch.setattr(workers, "usable_cores", lambda: 1)
+    assert gpuqueens.count(12, backend="cpu") == total(12)
+    assert pools == []
+
+
+def test_explicit_workers_for_a_small_count(pools):
+    # the user asked for it; but never more processes than units (n=10 has one)
+    assert gpuqueens.count(10, backend="cpu", workers=4) == 724
+    assert pools == []
+
+
+def test_no_pool_inside_a_worker_process(no_pools, small_long_counts, monkeypatch):
+    monkeypatch.setattr(multiprocessing, "parent_process", lambda: object())
+    monkeypatch.setattr(workers, "usable_cores", lambda: 8)
+    assert gpuqueens.count(12, backend="cpu") == total(12)
+
+
+def test_a_count_while_a_worker_imports_the_main_module_is_refused(small_long_counts, monkeypatch):
+    monkeypatch.setattr(multiprocessing.current_process(), "_inheriting", True, raising=False)
+    monkeypatch.setattr(workers, "usable_cores", lambda: 8)
+    with pytest.raises(RuntimeError, match="__name__"):
+        gpuqueens.count(12, backend="cpu")
+    with pytest.raises(RuntimeError, match="__name__"):
+        gpuqueens.count(10, backend="cpu", workers=2)
+    assert gpuqueens.count(10, backend="cpu") == 724  # no workers: harmless
+
+
+def test_unguarded_script_gets_a_clear_message(tmp_path):
+    script = tmp_path / "unguarded.py"
+    script.write_text("import gpuqueens\nprint(gpuqueens.count(16, backend='cpu', workers=2))\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0
+    assert 'if __name__ == "__main__":' in done.stderr
+    assert "Traceback" in done.stderr and "WorkerProcessError" in done.stderr
+
+
+# --- checkpoints and resuming with workers -------------------------------------------------
+
+def test_checkpointed_run_resumed_with_other_workers(small_long_counts, monkeypatch, tmp_path):
+    checkpoint = tmp_path / "n12.sqlite"
+    real, calls = nqueens_api.solve_unit, []
+
+    def dies_after_five_units(payload):
+        calls.append(1)
+        if len(calls) > 5:
+            raise RuntimeError("power cut")
+        return real(payload)
+
+    monkeypatch.setattr(nqueens_api, "solve_unit", dies_after_five_units)
+    with pytest.raises(RuntimeError, match="power cut"):
+        gpuqueens.count(12, backend="cpu", workers=1, checkpoint=checkpoint, progress=False)
+    monkeypatch.setattr(nqueens_api, "solve_unit", real)
+    resumed = gpuqueens.nqueens(12, backend="cpu", workers=2, checkpoint=checkpoint, progress=False)
+    assert (resumed.total, resumed.unique) == (total(12), unique(12))
+    assert "2 processes" in resumed.device
+    again = gpuqueens.nqueens(12, backend="cpu", workers=1, checkpoint=checkpoint, progress=False)
+    assert (again.total, again.unique) == (total(12), unique(12))
+
+
+# --- the pool itself ---------------------------------------------------------------------
+
+def test_pool_workers_are_separate_processes(tmp_path):
+    with workers.WorkerPool(2) as pool:
+        pids = {f.result(timeout=300) for f in [pool.submit(worker_tasks.meet, str(tmp_path), 2)
+                                                 for _ in range(2)]}
+    assert len(pids) == 2 and os.getpid() not in pids
+
+
+def test_pool_results_and_errors():
+    with workers.WorkerPool(1) as pool:
+        squares = [pool.submit(worker_tasks.square, k) for k in range(10)]
+        failed = pool.submit(worker_tasks.fail, "unit u3 is wrong")
+        assert [f.result(timeout=300) for f in squares] == [k * k for k in range(10)]
+        with pytest.raises(ValueError, match="unit u3 is wrong"):
+            failed.result(timeout=300)
+    with pytest.raises(RuntimeError, match="after shutdown"):
+        pool.submit(worker_tasks.square, 2)
+
+
+def test_a_dead_worker_process_is_a_clear_error():
+    with workers.WorkerPool(1) as pool:
+        with pytest.raises(workers.WorkerProcessError, match="ended abruptly"):
+            pool.submit(worker_tasks.die).result(timeout=300)
+
+
+def test_an_exception_ends_the_worker_processes_at_once():
+    with pytest.raises(KeyboardInterrupt):
+        with workers.executor_for("cpu", workers=3, large=True, units=10) as chosen:
+            pool = chosen.executor
+            tasks = [pool.submit(worker_tasks.sleep_unless_in, os.getpid(), 600) for _ in range(5)]
+            processes = list(pool._pool._processes.values())
+            assert len(processes) == 3
+            raise KeyboardInterrupt  # as Ctrl-C in the coordinating process
+    for process in processes:
+        process.join(timeout=60)
+    assert not any(process.is_alive() for process in processes)
+    done, not_done = concurrent.futures.wait(tasks, timeout=60)
+    assert not not_done  # cancelled, or failed with the ended process
+
+
+@pytest.mark.skipif(not hasattr(os, "confstr") or "glibc" not in (os.confstr("CS_GNU_LIBC_VERSION") or ""),
+                    reason="glibc only")
+def test_worker_processes_tune_malloc_and_this_one_is_left_alone(tmp_path):
+    solve = workers.WorkerSolve(worker_tasks.meet_and_report_malloc, "cpu", os.getpid())
+    with workers.WorkerPool(1) as pool:
+        tuned, pid = pool.submit(solve, (str(tmp_path / "there"), 1)).result(timeout=300)
+    assert (tuned, pid != os.getpid()) == (1, True)
+    assert solve((str(tmp_path / "here"), 1)) == (0, os.getpid())  # the coordinating process
