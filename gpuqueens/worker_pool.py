@@ -147,7 +147,7 @@ class WorkerPool(concurrent.futures.Executor):
                 process.terminate()
         self._pool.shutdown(wait=True, cancel_futures=True)
 
-    def __exit__(self, exc_type, exc, traceback) -> bool:
+    def __exit__(self, exc_type, *exc_info: object) -> bool:
         if exc_type is None:
             self.shutdown(wait=True)
         else:

@@ -22,7 +22,6 @@ import gpuqueens.problems.nqueens as nqueens_api
 from gpuqueens import backends, fork_safety, workers
 from gpuqueens.problems.nqueens import plan
 
-needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
 
 
 @pytest.fixture
