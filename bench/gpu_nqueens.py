@@ -210,18 +210,23 @@ def host_side_seconds(n: int, repeats: int = 5) -> float:
         np.copy(symmetric_work(n, gpu.SYMMETRIC_TARGET_PREFIXES).records())
         return 0, 0
 
-    saved = (gpu.count_prefixes_gpu, gpu.count_symmetric_gpu, api.combine, api.resolve_backend, api.device_name)
+    from gpuqueens import workers
+
+    saved = (gpu.count_prefixes_gpu, gpu.count_symmetric_gpu, api.combine, api.choose_backend,
+             workers.device_name)
     gpu.count_prefixes_gpu, gpu.count_symmetric_gpu = prefix_unit, symmetric_unit
-    api.combine, api.resolve_backend, api.device_name = (lambda results: (0, 0)), (lambda b: "gpu"), (lambda b: "-")
+    api.combine, api.choose_backend = (lambda results: (0, 0)), (lambda *args, **options: "gpu")
+    workers.device_name = lambda backend: "-"
     try:
         times = []
         for _ in range(repeats):
             start = time.perf_counter()
-            api.nqueens(n, backend="gpu", progress=False)
+            api.nqueens(n, backend="gpu", progress=False, workers=1)  # this process only
             times.append(time.perf_counter() - start)
         return min(times)
     finally:
-        gpu.count_prefixes_gpu, gpu.count_symmetric_gpu, api.combine, api.resolve_backend, api.device_name = saved
+        (gpu.count_prefixes_gpu, gpu.count_symmetric_gpu, api.combine, api.choose_backend,
+         workers.device_name) = saved
 
 
 # --- table ---------------------------------------------------------------------------------
