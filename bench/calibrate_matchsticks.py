@@ -16,6 +16,7 @@ import time
 import tracemalloc
 
 from gpuqueens.problems.matchsticks import costs
+from gpuqueens.problems.matchsticks import column_powers
 from gpuqueens.problems.matchsticks.bounds import UnitSquareBound
 from gpuqueens.problems.matchsticks.grid import stick_count
 from gpuqueens.problems.matchsticks.modular import crt, primes_below, primes_for_bound
@@ -57,6 +58,16 @@ def transfer():
     seconds = best(lambda: [crt(v, primes) for v in values])
     print(f"CRT_SECONDS = {seconds / (2000 * 40 * 40):.3g}   # 2000 counts, 40 primes: "
           f"{seconds:.2f} s")
+
+
+def powers():
+    small = best(lambda: column_powers.count_by_column_powers(1, 10**5, 20))
+    products = 2 * 17 * 21 * 22 / 2                     # 4 frontiers: the fixed cost
+    print(f"POWER_PRODUCT_SECONDS = {small / products:.3g}   # 1×10^5, R <= 20: {small:.3f} s")
+    large = best(lambda: column_powers.count_by_column_powers(4, 1000, 5))
+    products = 2 * 10 * 6 * 7 / 2                        # 32 frontiers: the multiply-adds
+    rate = (large / products - small / (2 * 17 * 21 * 22 / 2)) / 32**3
+    print(f"POWER_OP_SECONDS = {rate:.3g}   # 4×1000, R <= 5: {large:.3f} s")
 
 
 def prime_search():
@@ -112,6 +123,7 @@ def join():
 _PEAK = """
 import json, sys
 from gpuqueens.problems.matchsticks.pairing import prepare_round
+from gpuqueens.problems.matchsticks import column_powers
 from gpuqueens.problems.matchsticks.bounds import UnitSquareBound
 from gpuqueens.problems.matchsticks.grid import stick_count
 
@@ -144,6 +156,7 @@ if __name__ == "__main__":
     print("# load", open("/proc/loadavg").read().split()[:3], time.strftime("%Y-%m-%d"))
     memory()
     transfer()
+    powers()
     prime_search()
     sweep()
     join()

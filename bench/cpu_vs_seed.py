@@ -1,8 +1,8 @@
 """Time the NumPy path against the seed program's single-thread CPU mode, in one run.
 
-    python bench/cpu_vs_seed.py 15 [--repeat 5] [--seed-tool peers/seed_nqueens.sh]
+    python bench/cpu_vs_seed.py 15 [--repeat 5] [--seed-tool peers/tools/seed_nqueens.sh]
 
-Needs the seed tool copied by bench/prepare_peers.sh (or ../shared/tools/seed_nqueens.sh)
+Needs the seed tool copied into peers/ by bench/prepare_peers.sh
 and nvcc to build it. Both programs are run alternately, ``--repeat`` times each; the
 table shows the median seconds and the ratio ours/seed (the issue's target: <= 2).
 """
@@ -43,10 +43,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("n", type=int, nargs="+")
     parser.add_argument("--repeat", type=int, default=5)
-    default_tool = ROOT / "peers" / "tools" / "seed_nqueens.sh"
-    if not default_tool.exists():
-        default_tool = ROOT.parent / "shared" / "tools" / "seed_nqueens.sh"
-    parser.add_argument("--seed-tool", type=Path, default=default_tool)
+    parser.add_argument("--seed-tool", type=Path,
+                        default=ROOT / "peers" / "tools" / "seed_nqueens.sh")
     args = parser.parse_args()
     seed_seconds(args.seed_tool, 8)  # build once, outside the timings
     print(f"{'n':>3} {'total':>14} {'seed -c [s]':>12} {'numpy [s]':>10} {'ratio':>6}")

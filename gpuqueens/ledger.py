@@ -48,16 +48,16 @@ gpuqueens.checkpoint_file.CheckpointError: checkpoint ... belongs to a different
 
 from __future__ import annotations
 
-import hashlib
 import json
-import numbers
 import os
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NoReturn, Protocol
+from collections.abc import Mapping, Sequence
+from typing import Any, NoReturn
 
-from . import _version
 from .checkpoint_file import CheckpointError, CheckpointFile, check_checkpoint_path
+from .ledger_checks import initialise_or_verify
+from .ledger_rows import (FAILED_RECHECK, FORMAT_VERSION, UnitLike, canonical_json,
+                          result_json, row_checksum, stage_key, units_digest)
 
 __all__ = [
     "check_checkpoint_path",
@@ -68,139 +68,6 @@ __all__ = [
     "canonical_json",
     "units_digest",
 ]
-
-#: Version of the table layout; a ledger written with another layout is refused.
-FORMAT_VERSION = 2  # 2: stages
-
-# SQLite's header field for "which application owns this file" ("GPQL" in ASCII): lets a
-# ledger be recognised even before its tables are read.
-_APPLICATION_ID = 0x4750514C
-# SQLite's free "user version" header field: set to this when a re-check found a stored
-# result that differs from a fresh solve of its unit, so that no later run trusts the file.
-_FAILED_RECHECK = 1
-
-
-class _UnitLike(Protocol):
-    key: str
-    payload: Any
-
-
-def canonical_json(value: Any) -> str:
-    """Return ``value`` as canonical JSON: sorted keys, no spaces, no NaN.
-
-    The same mapping always gives the same text, so it can be stored and compared.
-
-    >>> canonical_json({"n": 8, "problem": "nqueens", "plan": [1, 2]})
-    '{"n":8,"plan":[1,2],"problem":"nqueens"}'
-    """
-    try:
-        return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"the job must be JSON-serialisable ({exc})") from exc
-
-
-def _payload_identity(payload: Any) -> Any:
-    """A deterministic, JSON-ready description of a unit payload, for the unit-list digest.
-
-    Plain data (numbers, strings, tuples, lists, dicts, ``range``) and NumPy arrays are
-    described exactly; an object with a ``ledger_identity()`` method is described by what
-    that returns (so a payload can leave out what may change between runs, such as the
-    backend); anything else falls back to ``repr``, which should then be stable.
-    """
-    if hasattr(payload, "ledger_identity"):
-        return _payload_identity(payload.ledger_identity())
-    if payload is None or isinstance(payload, (bool, str)):
-        return payload
-    if isinstance(payload, numbers.Integral):
-        return int(payload)
-    if isinstance(payload, float):
-        return repr(payload)  # keeps nan/inf and every bit of precision
-    if isinstance(payload, (bytes, bytearray)):
-        return {"bytes": hashlib.sha256(payload).hexdigest()}
-    if isinstance(payload, range):
-        return {"range": [payload.start, payload.stop, payload.step]}
-    if isinstance(payload, (tuple, list)):
-        return [_payload_identity(item) for item in payload]
-    if isinstance(payload, Mapping):
-        return {"map": sorted((repr(k), _payload_identity(v)) for k, v in payload.items())}
-    if hasattr(payload, "tobytes") and hasattr(payload, "dtype") and hasattr(payload, "shape"):
-        return {
-            "array": [str(payload.dtype), list(payload.shape)],
-            "sha256": hashlib.sha256(payload.tobytes()).hexdigest(),
-        }
-    return {"repr": repr(payload)}
-
-
-def units_digest(units: Iterable[_UnitLike]) -> str:
-    """SHA-256 over the ordered unit keys and payloads: changes whenever the plan does.
-
-    >>> from gpuqueens.runner import WorkUnit
-    >>> units_digest([WorkUnit("a", 1)]) == units_digest([WorkUnit("a", 1)])
-    True
-    >>> units_digest([WorkUnit("a", 1)]) == units_digest([WorkUnit("a", 2)])
-    False
-    """
-    digest = hashlib.sha256()
-    for unit in units:
-        line = canonical_json([unit.key, _payload_identity(unit.payload)])
-        digest.update(line.encode())
-        digest.update(b"\n")
-    return digest.hexdigest()
-
-
-def _row_checksum(run_digest: str, key: str, result_json: str) -> str:
-    return hashlib.sha256(f"{run_digest}\n{key}\n{result_json}".encode()).hexdigest()
-
-
-def _result_json(result: Sequence[int]) -> str:
-    values = list(result)
-    if not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in values):
-        raise TypeError(f"a result must be a sequence of integers, not {result!r}")
-    return json.dumps([int(v) for v in values], separators=(",", ":"))
-
-
-def _parse_result(text: str) -> tuple[int, ...] | None:
-    """Parse a stored result; ``None`` when it is not a JSON list of integers."""
-    try:
-        values = json.loads(text)
-    except (TypeError, ValueError, RecursionError):  # RecursionError: hostile nesting
-        return None
-    if not isinstance(values, list) or not all(
-        isinstance(v, int) and not isinstance(v, bool) for v in values
-    ):
-        return None
-    return tuple(values)
-
-
-_SCHEMA = """
-CREATE TABLE header (
-    format_version    INTEGER NOT NULL,
-    gpuqueens_version TEXT    NOT NULL,
-    job               TEXT    NOT NULL
-);
-CREATE TABLE stages (
-    name         TEXT PRIMARY KEY NOT NULL,
-    unit_count   INTEGER NOT NULL,
-    units_digest TEXT    NOT NULL
-) WITHOUT ROWID;
-CREATE TABLE units (
-    stage    TEXT NOT NULL,
-    key      TEXT NOT NULL,
-    result   TEXT NOT NULL,
-    checksum TEXT NOT NULL,
-    PRIMARY KEY (stage, key)
-) WITHOUT ROWID;
-"""
-
-
-def _gpuqueens_version() -> str:
-    # Read at call time (not imported by name) so that a test can change it.
-    return str(_version.__version__)
-
-
-def _stage_digest(job_json: str, stage: str, units_digest_: str) -> str:
-    """What every row checksum of a stage is keyed on: the run, the stage and its units."""
-    return hashlib.sha256(f"{job_json}\n{stage}\n{units_digest_}".encode()).hexdigest()
 
 
 class Ledger:
@@ -227,7 +94,7 @@ class Ledger:
 
     @classmethod
     def open(
-        cls, path: str | os.PathLike[str], job: Mapping[str, Any], units: Sequence[_UnitLike],
+        cls, path: str | os.PathLike[str], job: Mapping[str, Any], units: Sequence[UnitLike],
         *, stage: str = "",
     ) -> Ledger:
         """Open the ledger at ``path`` for stage ``stage`` of the run ``job`` with ``units``,
@@ -246,7 +113,7 @@ class Ledger:
         job_json = canonical_json(dict(job))
         digest = units_digest(units)
         unit_keys = frozenset(unit.key for unit in units)
-        stage_digest = _stage_digest(job_json, stage, digest)
+        stage_digest = stage_key(job_json, stage, digest)
 
         file = CheckpointFile.open(path)
         path = file.path
@@ -256,7 +123,7 @@ class Ledger:
                 raise CheckpointError(f"checkpoint {path} cannot be written: {file.read_only}, "
                                       "and it holds no results yet")
             db = file.connect()
-            results = _initialise_or_verify(
+            results = initialise_or_verify(
                 db, path, job_json, stage, len(units), digest, stage_digest, unit_keys,
                 writable=file.read_only is None,
             )
@@ -296,11 +163,11 @@ class Ledger:
             raise RuntimeError(f"work unit {key!r} was recorded twice")
         if not self.writable:
             raise CheckpointError(f"checkpoint {self.path} is read-only: {key!r} cannot be recorded")
-        text = _result_json(result)
+        text = result_json(result)
         try:
             self._db.execute(
                 "INSERT INTO units (stage, key, result, checksum) VALUES (?, ?, ?, ?)",
-                (self.stage, key, text, _row_checksum(self._stage_digest, key, text)),
+                (self.stage, key, text, row_checksum(self._stage_digest, key, text)),
             )
         except sqlite3.IntegrityError as exc:  # another writer got past the lock
             raise RuntimeError(f"work unit {key!r} is already in {self.path}") from exc
@@ -319,7 +186,7 @@ class Ledger:
         """
         if self.writable:
             try:
-                self._db.execute(f"PRAGMA user_version={_FAILED_RECHECK}")
+                self._db.execute(f"PRAGMA user_version={FAILED_RECHECK}")
             except sqlite3.Error:
                 pass  # the refusal below still stands
         raise CheckpointError(
@@ -345,114 +212,6 @@ class Ledger:
         return (f"Ledger({self.path!r}{stage}, {len(self._results)}/{len(self._unit_keys)} "
                 "units done)")
 
-
-def _create(db: sqlite3.Connection, job_json: str, stage: str, unit_count: int, digest: str) -> bool:
-    """Write a new ledger's tables, header and first stage if the file has no table yet.
-
-    One exclusive transaction decides "new or existing" and writes them together: a file
-    never holds tables without a header. Returns whether the ledger was created.
-    """
-    db.execute("BEGIN EXCLUSIVE")
-    try:
-        if db.execute("SELECT count(*) FROM sqlite_master WHERE type='table'").fetchone()[0]:
-            db.execute("COMMIT")
-            return False
-        for statement in _SCHEMA.split(";"):
-            if statement.strip():
-                db.execute(statement)
-        db.execute(f"PRAGMA application_id={_APPLICATION_ID}")
-        db.execute("INSERT INTO header VALUES (?, ?, ?)",
-                   (FORMAT_VERSION, _gpuqueens_version(), job_json))
-        db.execute("INSERT INTO stages VALUES (?, ?, ?)", (stage, unit_count, digest))
-        db.execute("COMMIT")
-        return True
-    except BaseException:
-        if db.in_transaction:
-            db.execute("ROLLBACK")
-        raise
-
-
-def _initialise_or_verify(
-    db: sqlite3.Connection, path: str, job_json: str, stage: str, unit_count: int,
-    digest: str, stage_digest: str, unit_keys: frozenset[str], *, writable: bool = True,
-) -> dict[str, tuple[int, ...]]:
-    if writable and _create(db, job_json, stage, unit_count, digest):
-        _use_wal(db)
-        return {}
-    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    if not tables:  # only when read-only: a writable file without tables was created above
-        raise CheckpointError(f"checkpoint {path} cannot be written, and it holds no ledger yet")
-    application_id = db.execute("PRAGMA application_id").fetchone()[0]
-    if application_id != _APPLICATION_ID or "header" not in tables:
-        raise CheckpointError(
-            f"checkpoint {path} is not a gpuqueens ledger (an SQLite database of something "
-            "else); refusing to touch it"
-        )
-    if db.execute("PRAGMA user_version").fetchone()[0] == _FAILED_RECHECK:
-        raise CheckpointError(
-            f"checkpoint {path} failed a re-check earlier (a stored result differed from a "
-            "fresh solve of its unit), so none of its results is trusted; delete it to start over"
-        )
-    problems = [row[0] for row in db.execute("PRAGMA integrity_check")]
-    if problems != ["ok"]:
-        raise CheckpointError(
-            f"checkpoint {path} is damaged, not trusted: SQLite integrity check says "
-            + "; ".join(problems[:5])
-        )
-    _check_format(db, path, tables)
-    header = db.execute("SELECT gpuqueens_version, job FROM header").fetchall()
-    if len(header) != 1:
-        raise CheckpointError(
-            f"checkpoint {path} is damaged, not trusted: {len(header)} header rows, expected 1"
-        )
-    _check_same_run(path, header[0], job_json)
-    stored_stages = {
-        name: (count, stored_digest)
-        for name, count, stored_digest in db.execute("SELECT name, unit_count, units_digest FROM stages")
-    }
-    if stage in stored_stages:
-        _check_same_units(path, stage, stored_stages[stage], unit_count, digest)
-    elif writable:  # a later stage of this run starts: register its unit list
-        db.execute("INSERT INTO stages VALUES (?, ?, ?)", (stage, unit_count, digest))
-        stored_stages[stage] = (unit_count, digest)
-
-    results: dict[str, tuple[int, ...]] = {}
-    for row_stage, key, text, checksum in db.execute("SELECT stage, key, result, checksum FROM units"):
-        known = stored_stages.get(row_stage) if isinstance(row_stage, str) else None
-        result = _parse_result(text) if isinstance(text, str) else None
-        if (
-            known is None
-            or not isinstance(key, str)
-            or (row_stage == stage and key not in unit_keys)
-            or result is None
-            or checksum != _row_checksum(_stage_digest(job_json, row_stage, known[1]), key, text)
-        ):
-            raise CheckpointError(
-                f"checkpoint {path} is damaged, not trusted: the row for unit {key!r} fails "
-                "its checksum (edited or corrupted)"
-            )
-        if row_stage == stage:
-            results[key] = result
-    if writable:
-        _use_wal(db)
-    return results
-
-
-def _check_format(db: sqlite3.Connection, path: str, tables: set[str]) -> None:
-    """Refuse a ledger of another table layout before reading anything else of it."""
-    try:
-        rows = db.execute("SELECT format_version FROM header").fetchall()
-    except sqlite3.DatabaseError:
-        rows = []
-    version = rows[0][0] if len(rows) == 1 else None
-    if version != FORMAT_VERSION:
-        raise CheckpointError(
-            f"checkpoint {path} belongs to a different run: ledger format: the checkpoint has "
-            f"version {version}, this gpuqueens reads version {FORMAT_VERSION}. Use another "
-            "checkpoint file, or delete this one to start over."
-        )
-    if not {"header", "stages", "units"} <= tables:
-        raise CheckpointError(f"checkpoint {path} is damaged, not trusted: tables are missing")
 
 
 def stored_job(path: str | os.PathLike[str]) -> dict[str, Any] | None:
@@ -481,64 +240,3 @@ def stored_job(path: str | os.PathLike[str]) -> dict[str, Any] | None:
         file.close()
     return job if isinstance(job, dict) else None
 
-
-def _use_wal(db: sqlite3.Connection) -> None:
-    # Set only once the file is known to be ours: journal_mode=WAL rewrites the file header.
-    # WAL + synchronous=NORMAL: a commit is one append to the WAL, without an fsync.
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA synchronous=NORMAL")
-
-
-def _refuse_other_run(path: str, differences: list[str]) -> None:
-    if differences:
-        raise CheckpointError(
-            f"checkpoint {path} belongs to a different run: "
-            + "; ".join(differences)
-            + ". Use another checkpoint file, or delete this one to start over."
-        )
-
-
-def _check_same_run(path: str, header: tuple[Any, ...], job_json: str) -> None:
-    """Refuse a ledger written for another run, naming every difference found."""
-    written_by, stored_job_json = header
-    differences: list[str] = []
-    current = _gpuqueens_version()
-    if written_by != current:
-        differences.append(
-            f"gpuqueens version: the checkpoint was written by {written_by}, this is {current}"
-        )
-    try:
-        stored_job = json.loads(stored_job_json)
-    except (TypeError, ValueError, RecursionError):
-        stored_job = None
-    if not isinstance(stored_job, dict):
-        raise CheckpointError(f"checkpoint {path} is damaged, not trusted: unreadable job")
-    job = json.loads(job_json)
-    for name in sorted(set(stored_job) | set(job)):
-        if name not in job:
-            differences.append(
-                f"{name}: the checkpoint has {stored_job[name]!r}, this run has none"
-            )
-        elif name not in stored_job:
-            differences.append(f"{name}: the checkpoint has none, this run has {job[name]!r}")
-        elif stored_job[name] != job[name]:
-            differences.append(
-                f"{name}: the checkpoint has {stored_job[name]!r}, this run has {job[name]!r}"
-            )
-    _refuse_other_run(path, differences)
-
-
-def _check_same_units(
-    path: str, stage: str, stored: tuple[Any, Any], unit_count: int, digest: str
-) -> None:
-    """Refuse a stage whose stored unit list differs from this run's."""
-    stored_count, stored_digest = stored
-    where = f" of stage {stage!r}" if stage else ""
-    if stored_count != unit_count:
-        _refuse_other_run(path, [
-            f"work units{where}: the checkpoint has {stored_count}, this run has {unit_count}"
-        ])
-    elif stored_digest != digest:
-        _refuse_other_run(path, [
-            f"work units{where}: same number ({unit_count}) but different keys or payloads"
-        ])

@@ -29,9 +29,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._checks import check_int
 from .ledger import CheckpointError, Ledger, canonical_json
-from .progress import Progress, check_progress, progress_enabled
+from .progress import Progress, progress_enabled
+from .run_options import check_executor, check_run_options, executor_workers
 
 __all__ = ["WorkUnit", "run_units", "check_result", "check_run_options", "check_executor",
            "executor_workers", "CheckpointError"]
@@ -101,60 +101,6 @@ def _check_units(units: Sequence[WorkUnit]) -> list[WorkUnit]:
                 f"work unit {unit.key!r}: weight must be a positive number, not {weight!r}"
             )
     return checked
-
-
-def check_executor(executor: object) -> None:
-    """Refuse an ``executor=`` that is neither ``None`` nor an object with a ``submit`` method.
-
-    >>> check_executor(None)
-    >>> check_executor("pool")
-    Traceback (most recent call last):
-    ...
-    TypeError: executor must be a concurrent.futures.Executor (an object with a submit method) or None, not str ('pool')
-    """
-    if isinstance(executor, type):
-        raise TypeError(f"executor must be an executor object, such as {executor.__name__}(4), "
-                        f"not the class {executor.__name__}")
-    if executor is not None and not callable(getattr(executor, "submit", None)):
-        raise TypeError("executor must be a concurrent.futures.Executor (an object with a submit "
-                        f"method) or None, not {type(executor).__name__} ({executor!r})")
-
-
-def check_run_options(*, executor: object = None, progress: object = None,
-                      recheck: object = 1) -> int:
-    """Check the options every counting call passes on to :func:`run_units`; return ``recheck``.
-
-    A problem's public call runs this first, so that a bad option is refused before any
-    work (planning included), not when the first unit is handed out.
-
-    >>> check_run_options(executor=None, progress=True, recheck=2)
-    2
-    >>> check_run_options(recheck=-1)
-    Traceback (most recent call last):
-    ...
-    ValueError: recheck must be at least 0, got -1
-    """
-    check_executor(executor)
-    check_progress(progress)
-    return check_int("recheck", recheck, low=0)
-
-
-def executor_workers(executor: concurrent.futures.Executor | None) -> int:
-    """How many units the executor can solve at once, as well as can be told (1 for None)."""
-    if executor is None:
-        return 1
-    workers = getattr(executor, "_max_workers", None)  # ThreadPool/ProcessPoolExecutor
-    if isinstance(workers, int) and workers > 0:
-        return workers
-    client = getattr(executor, "_client", None)  # distributed's ClientExecutor
-    if client is not None:
-        try:
-            threads = sum(client.nthreads().values())
-            if threads > 0:
-                return threads
-        except Exception:
-            pass
-    return os.cpu_count() or 1
 
 
 def _add_note(exc: BaseException, key: str) -> None:

@@ -17,6 +17,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "gpuqueens"
 
 #: Modules below the problems: they may import each other, never a problem or the CLI.
 SHARED = {"_version", "_checks", "estimates", "backends", "kernels", "progress", "ledger",
+          "ledger_rows", "ledger_checks", "run_options",
           "runner", "cli_options", "checkpoint_file"}
 
 

@@ -64,7 +64,8 @@ def test_oversized_requests_are_refused_at_once(machine, call, message):
 
 
 @pytest.mark.parametrize("call", [
-    lambda: gpuqueens.matchsticks(1, 10**9, removed=1, backend="cpu"),
+    lambda: gpuqueens.matchsticks(7, 10**9, removed=1, backend="cpu"),
+    lambda: gpuqueens.matchsticks(1, 10**9, removed=3000, backend="cpu"),  # column powers
     lambda: gpuqueens.matchstick_counts(13, 100, backend="cpu"),
     lambda: gpuqueens.matchstick_table(2, 3 * 10**4),
     lambda: gpuqueens.matchstick_table(4, 1000),
@@ -85,7 +86,9 @@ def test_the_warning_names_the_callers_line(machine, monkeypatch):
 
     for name, call in [("table_rows", lambda: gpuqueens.matchstick_table(2, 3 * 10**4)),
                        ("count_by_removed",
-                        lambda: gpuqueens.matchsticks(1, 10**9, removed=1, backend="cpu")),
+                        lambda: gpuqueens.matchsticks(7, 10**9, removed=1, backend="cpu")),
+                       ("count_by_column_powers",
+                        lambda: gpuqueens.matchsticks(1, 10**9, removed=3000, backend="cpu")),
                        ("count_exact",
                         lambda: gpuqueens.matchsticks(5, 100, removed=200, squares=60))]:
         monkeypatch.setattr(api, name, stop)
@@ -115,9 +118,9 @@ def test_a_long_run_is_announced_in_the_shell(machine, capsys, monkeypatch):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(api, "count_by_removed", stop)
-    assert main(["matchsticks", "1", str(10**9), "--removed", "1", "--backend", "cpu"]) == 130
+    assert main(["matchsticks", "7", str(10**9), "--removed", "1", "--backend", "cpu"]) == 130
     err = capsys.readouterr().err
-    assert err.startswith("gpuqueens: warning: the 1×1000000000 transfer matrix (R <= 1, 1 prime)")
+    assert err.startswith("gpuqueens: warning: the 7×1000000000 transfer matrix (R <= 1, 1 prime)")
 
 
 def test_transfer_model_grows_with_the_grid_and_the_primes():

@@ -109,8 +109,8 @@ def test_cpu_backend_does_not_touch_the_device(fake_gpu):
 
 
 def test_gpu_benchmark_script_dry_run(tmp_path):
-    # bench/gpu_matchsticks.py end to end on the stand-in, so that a GPU session does not
-    # spend device time on a broken script; its times mean nothing
+    # bench/gpu_matchsticks.py end to end on the stand-in, so that a broken script is
+    # found before anyone rents a GPU to run it; its times mean nothing
     out = tmp_path / "rows.json"
     root = Path(__file__).resolve().parent.parent
     result = subprocess.run(

@@ -7,19 +7,16 @@ long grid (2×255: 256 or more) saturated and problem 2 and the table answered w
 boundary.
 """
 
-import doctest
-
 import pytest
 
 import gpuqueens
-import thin_grids
 from gpuqueens.problems.matchsticks.bruteforce import rs_histogram
 from gpuqueens.problems.matchsticks.grid import square_count, stick_count
 from thin_grids import thin_counts, thin_table
 
 
 def test_the_independent_walk_agrees_with_the_brute_force():
-    assert doctest.testmod(thin_grids).failed == 0
+    # (its own doctests run with the rest: --doctest-modules collects tests/ too)
     for h, w in [(1, 1), (1, 2), (1, 7), (2, 1), (2, 3), (2, 4)]:
         hist = rs_histogram(h, w)
         top = square_count(h, w)

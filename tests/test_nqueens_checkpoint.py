@@ -11,9 +11,9 @@ import warnings
 import pytest
 
 import gpuqueens
-from gpuqueens.ledger import _row_checksum, _stage_digest
+from gpuqueens.ledger_rows import row_checksum, stage_key
 from gpuqueens.problems import nqueens as nqueens_module
-from gpuqueens.problems.nqueens.plan import plan_for, solve_unit, work_units
+from gpuqueens.problems.nqueens.plan import InconsistentCountError, plan_for, solve_unit, work_units
 from gpuqueens.runner import run_units
 from oeis import total, unique
 
@@ -42,7 +42,7 @@ def edit_result(path, key: str, add: int) -> tuple[int, ...]:
         result[0] += add
         new = json.dumps(result, separators=(",", ":"))
         db.execute("UPDATE units SET result = ?, checksum = ? WHERE key = ?",
-                   (new, _row_checksum(_stage_digest(job_json, "", digest), key, new), key))
+                   (new, row_checksum(stage_key(job_json, "", digest), key, new), key))
     db.close()
     return tuple(result)
 
@@ -88,22 +88,32 @@ def test_gpu_started_checkpoint_finishes_on_the_cpu(tmp_path):
 
 def test_edited_result_is_caught_by_the_recheck(tmp_path):
     path = tmp_path / "n15.sqlite"
-    ledger_for(path, 15)  # four units on the CPU plan
-    edited = edit_result(path, "u2", 1000)
+    ledger_for(path, 15)  # four prefix units and the symmetric unit on the CPU plan
+    edited = edit_result(path, "u2", 2400)  # Burnside still divides: only the recheck sees it
     with pytest.raises(gpuqueens.CheckpointError) as info:
-        gpuqueens.count(15, backend="cpu", checkpoint=path, recheck=4)
+        gpuqueens.count(15, backend="cpu", checkpoint=path, recheck=5)
     message = str(info.value)
     assert "'u2'" in message and str(edited) in message and "failed its re-check" in message
     with pytest.raises(gpuqueens.CheckpointError, match="failed a re-check earlier"):
         gpuqueens.count(15, backend="cpu", checkpoint=path, recheck=0)
 
 
-def test_one_unit_plan_is_always_rechecked(tmp_path):
+def test_sample_as_large_as_the_plan_rechecks_every_unit(tmp_path):
+    path = tmp_path / "n12.sqlite"
+    ledger_for(path, 12)  # two units: u0 and the symmetric unit
+    edit_result(path, "u0", -24)  # total 8 less: Burnside still divides, only the recheck sees it
+    with pytest.raises(gpuqueens.CheckpointError, match="'u0' was solved again and gave"):
+        gpuqueens.count(12, backend="cpu", checkpoint=path, recheck=2)
+
+
+def test_an_edit_missed_by_the_sample_is_still_refused(tmp_path):
+    # recheck=1 samples one of the two units; an edit that breaks Burnside's divisibility
+    # is refused whichever unit the sample picks.
     path = tmp_path / "n12.sqlite"
     ledger_for(path, 12)
     edit_result(path, "u0", -1)
-    with pytest.raises(gpuqueens.CheckpointError, match="'u0' was solved again and gave"):
-        gpuqueens.count(12, backend="cpu", checkpoint=path)
+    with pytest.raises((gpuqueens.CheckpointError, InconsistentCountError)):
+        gpuqueens.count(12, backend="cpu", checkpoint=path, recheck=1)
 
 
 def test_recheck_is_passed_through_and_checked(tmp_path):

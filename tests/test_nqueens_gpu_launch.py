@@ -174,8 +174,8 @@ def test_matchstick_transfer_on_the_gpu_path(fake_gpu):
 
 @pytest.mark.parametrize("path", ["api", "direct"])
 def test_gpu_benchmark_script_dry_run(tmp_path, path):
-    # the device benchmark (bench/gpu_nqueens.py) run end to end on the stand-in, so a
-    # GPU session does not spend device time on a broken script; its times mean nothing
+    # the GPU benchmark (bench/gpu_nqueens.py) run end to end on the stand-in, so that a
+    # broken script is found before anyone rents a GPU to run it; its times mean nothing
     out = tmp_path / "rows.json"
     root = Path(__file__).resolve().parent.parent
     result = subprocess.run(

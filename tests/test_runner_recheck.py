@@ -9,7 +9,8 @@ import sqlite3
 
 import pytest
 
-from gpuqueens.ledger import CheckpointError, _row_checksum, _stage_digest, canonical_json
+from gpuqueens.ledger import CheckpointError, canonical_json
+from gpuqueens.ledger_rows import row_checksum, stage_key
 from gpuqueens.runner import WorkUnit, check_run_options, run_units
 
 JOB = {"problem": "toy-recheck", "plan": "ranges-of-5"}
@@ -40,7 +41,7 @@ def edit_row(path, key: str, result: list[int], stage: str = "") -> None:
         (job_json,) = db.execute("SELECT job FROM header").fetchone()
         (digest,) = db.execute("SELECT units_digest FROM stages WHERE name = ?", (stage,)).fetchone()
         text = json.dumps(result, separators=(",", ":"))
-        checksum = _row_checksum(_stage_digest(job_json, stage, digest), key, text)
+        checksum = row_checksum(stage_key(job_json, stage, digest), key, text)
         db.execute("UPDATE units SET result = ?, checksum = ? WHERE stage = ? AND key = ?",
                    (text, checksum, stage, key))
     db.close()

@@ -20,7 +20,9 @@ from ..._checks import check_int
 from ...ledger import check_checkpoint_path
 from ...runner import check_run_options
 from ...backends import BACKEND_ENV, BACKENDS, GPUFallbackWarning, resolve_backend
-from .costs import check_cost, exact_cost, exact_join_cost, table_cost, transfer_cost
+from ...estimates import available_memory
+from .column_powers import count_by_column_powers
+from .costs import check_cost, exact_cost, exact_join_cost, power_cost, table_cost, transfer_cost
 from .exact_join import MAX_EXACT_JOIN_SHORT_SIDE, count_exact_join
 from .grid import check_grid, orient, square_count, stick_count
 from .sweep import MAX_EXACT_SHORT_SIDE, count_exact
@@ -116,6 +118,10 @@ def square_tracking_backend(backend: str | None, what: str) -> str:
     return "cpu"
 
 
+#: Column powers multiply 2^(h+1)-square matrices: beyond this side they never pay.
+MAX_POWERS_SHORT_SIDE = 6
+
+
 def _check_transfer_size(m: int, n: int, backend: str) -> None:
     h, _ = orient(m, n)
     limit = MAX_GPU_TRANSFER_SHORT_SIDE if backend == "gpu" else MAX_CPU_TRANSFER_SHORT_SIDE
@@ -134,10 +140,17 @@ def _counts(m: int, n: int, max_removed: int | None, backend: str) -> list[int]:
 
 def _by_removed(m: int, n: int, top: int, backend: str) -> list[int]:
     """Problem 1 for R = 0..top on a resolved backend, after the size checks and the
-    estimate."""
+    estimate. Long grids with a short side and few removed sticks go by powers of the
+    column transfer (:mod:`.column_powers`) on any backend, when that is the cheaper."""
     _check_transfer_size(m, n, backend)
     h, w = orient(m, n)
-    check_cost(transfer_cost(h, w, top, backend), stacklevel=3)
+    sweep = transfer_cost(h, w, top, backend)
+    if h <= MAX_POWERS_SHORT_SIDE:
+        powers = power_cost(h, w, top)
+        if powers.seconds < sweep.seconds and powers.memory < available_memory() / 2:
+            check_cost(powers, stacklevel=3)
+            return count_by_column_powers(m, n, top)
+    check_cost(sweep, stacklevel=3)
     return _counts(m, n, top, backend)
 
 

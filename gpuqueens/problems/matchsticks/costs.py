@@ -20,10 +20,11 @@ import math
 from dataclasses import dataclass
 
 from ...estimates import available_memory, check_memory, warn_if_long
+from .column_powers import power_seconds
 from .grid import stick_count
 
-__all__ = ["Cost", "check_cost", "transfer_cost", "exact_cost", "exact_join_cost", "table_cost",
-           "table_live",
+__all__ = ["Cost", "check_cost", "transfer_cost", "power_cost", "exact_cost", "exact_join_cost",
+           "table_cost", "table_live",
            "prime_count", "log2_binomial", "entry_bytes", "live_entry_limit"]
 
 
@@ -149,6 +150,18 @@ def transfer_cost(h: int, w: int, top: int, backend: str = "cpu") -> Cost:
     what = f"the {h}×{w} transfer matrix ({asked}, {_amount(primes)} prime{'s' * (primes > 1)})"
     seconds = primes * points * (TRANSFER_STEP_SECONDS + TRANSFER_ELEMENT_SECONDS * per_step)
     return Cost(what, TRANSFER_ARRAYS * state_bytes + results, seconds + crt, primes)
+
+
+def power_cost(h: int, w: int, top: int) -> Cost:
+    """Problem 1 on an h×w grid (h <= w) for R = 0..top by column powers
+    (:mod:`.column_powers`): a few matrices of 4^(h+1) polynomials of top + 1 exact
+    integers, each at most C(E, R)."""
+    length = float(top) + 1.0
+    sticks = stick_count(h, w)
+    bits = log2_binomial(sticks, min(top, sticks // 2))
+    memory = 4.0 * float(1 << (2 * h + 2)) * length * (RESIDUE_BYTES + bits / 8)
+    what = f"the {h}×{w} grid by column powers (R <= {top})"
+    return Cost(what, memory, power_seconds(h, w, top))
 
 
 #: The evaluation method's primes lie below 2^29 and are 1 modulo E + 1 (:mod:`.interpolation`).

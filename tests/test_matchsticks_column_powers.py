@@ -1,0 +1,50 @@
+"""Problem 1 by powers of the column transfer against the sweep, brute force and closed forms."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import gpuqueens
+from gpuqueens.problems.matchsticks import api
+from gpuqueens.problems.matchsticks.bruteforce import brute_counts
+from gpuqueens.problems.matchsticks.column_powers import count_by_column_powers, power_seconds
+from gpuqueens.problems.matchsticks.costs import transfer_cost
+from gpuqueens.problems.matchsticks.grid import stick_count
+from gpuqueens.problems.matchsticks.transfer import count_by_removed
+
+
+@pytest.mark.parametrize("m, n", [(1, 1), (1, 2), (2, 2), (1, 4), (2, 3), (3, 3)])
+def test_every_count_equals_brute_force(m, n):
+    assert count_by_column_powers(m, n, stick_count(m, n)) == brute_counts(m, n)
+
+
+def test_long_grids_equal_the_sweep():
+    rng = random.Random(20261123)
+    for _ in range(12):
+        h = rng.randint(1, 4)
+        w = rng.randint(h, 70 if h < 3 else 20)
+        top = rng.randint(0, min(12, stick_count(h, w)))
+        assert count_by_column_powers(h, w, top) == count_by_removed(h, w, top), (h, w, top)
+
+
+@pytest.mark.parametrize("n", [2, 3, 10, 255, 256, 10**7])
+def test_one_stick_on_a_strip(n):
+    # 1×n: only sticks whose two ends both have three sticks may go: the n - 1 inner
+    # verticals and the 2(n - 2) horizontals away from the corners.
+    assert count_by_column_powers(1, n, 1) == [1, 3 * n - 5]
+
+
+def test_long_strip_goes_by_powers_in_the_public_call(monkeypatch):
+    def no_sweep(*args, **kwargs):
+        raise AssertionError("the sweep ran on a 1×10^7 grid")
+
+    monkeypatch.setattr(api, "count_by_removed", no_sweep)
+    assert gpuqueens.matchsticks(1, 10**7, removed=1, backend="cpu") == 3 * 10**7 - 5
+    assert gpuqueens.matchsticks(10**7, 1, removed=1, backend="cpu") == 3 * 10**7 - 5
+
+
+def test_square_grids_and_whole_distributions_stay_on_the_sweep():
+    for h, w, top in [(6, 6, 2), (6, 100, 3), (2, 40, 130), (3, 300, 1000)]:
+        assert power_seconds(h, w, top) > transfer_cost(h, w, top, "cpu").seconds, (h, w, top)
