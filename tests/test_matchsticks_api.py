@@ -78,8 +78,8 @@ def test_too_large_grids_are_refused_with_the_limit():
         matchstick_counts(14, 14, backend="cpu")
     with pytest.raises(ValueError, match="limited to a shorter side of 7"):
         matchstick_table(8, 9, backend="cpu")
-    with pytest.raises(ValueError, match="limited to a shorter side"):
-        matchsticks(6, 7, removed=20, squares=3, backend="cpu")
+    with pytest.raises(ValueError, match="limited to a shorter side of 7"):
+        matchsticks(8, 8, removed=30, squares=3, backend="cpu")
 
 
 def test_square_tracking_runs_on_the_cpu_and_says_so(monkeypatch):

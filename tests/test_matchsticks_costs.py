@@ -12,7 +12,8 @@ import gpuqueens
 import gpuqueens.estimates
 from gpuqueens.cli import main
 from gpuqueens.problems.matchsticks import costs
-from gpuqueens.problems.matchsticks.costs import exact_cost, table_cost, table_live, transfer_cost
+from gpuqueens.problems.matchsticks.costs import (exact_cost, exact_join_cost, table_cost, table_live,
+                                                  transfer_cost)
 
 GiB = 2**30
 
@@ -52,7 +53,9 @@ def quickly(call):
     (lambda: gpuqueens.matchstick_table(2**40, 2), "needs about .* of memory"),
     (lambda: gpuqueens.matchsticks(3, 10**9, removed=5, squares=2), "needs about .* of memory"),
     (lambda: gpuqueens.matchstick_table(10**9, 10**9), "limited to a shorter side of 7"),
-    (lambda: gpuqueens.matchsticks(10**9, 10**9, removed=1, squares=1), "shorter side of 5"),
+    (lambda: gpuqueens.matchsticks(10**9, 10**9, removed=1, squares=1), "shorter side of 7"),
+    (lambda: gpuqueens.matchsticks(6, 20, removed=60, squares=3), "live entries .* needs about .* of memory"),
+    (lambda: gpuqueens.matchsticks(7, 10**9, removed=5, squares=2), "needs about .* of memory"),
     (lambda: gpuqueens.matchstick_counts(10**9, 10**9, backend="cpu"), "shorter side of 13"),
 ])
 def test_oversized_requests_are_refused_at_once(machine, call, message):
@@ -67,6 +70,7 @@ def test_oversized_requests_are_refused_at_once(machine, call, message):
     lambda: gpuqueens.matchstick_table(2, 3 * 10**4),
     lambda: gpuqueens.matchstick_table(4, 1000),
     lambda: gpuqueens.matchsticks(5, 100, removed=200, squares=60),
+    lambda: gpuqueens.matchsticks(7, 7, removed=35, squares=0),
 ])
 def test_long_runs_are_announced_at_once(machine, call):
     outcome = quickly(call)
@@ -156,6 +160,17 @@ def test_exact_model_is_small_near_every_stick_removed():
     sticks = gpuqueens.problems.matchsticks.grid.stick_count(2, 255)
     assert exact_cost(2, 255, sticks, 0).seconds < 10
     assert exact_cost(2, 255, sticks // 2, 40).seconds > 10 * exact_cost(2, 255, sticks, 0).seconds
+
+
+def test_exact_join_model_covers_the_measured_runs():
+    # measured (docs/matchsticks.md): 6×6 R = 22, S = 2: 4.0·10^6 live entries, 1.6 GB,
+    # 169 s; 7×7 R = 23, S = 5: 9.0·10^6, 3.8 GB, 268 s; the estimate is an upper bound ...
+    for h, w, r, s, memory, seconds in [(6, 6, 22, 2, 1.6e9, 169), (7, 7, 23, 5, 3.8e9, 268)]:
+        cost = exact_join_cost(h, w, r, s)
+        assert memory <= cost.memory <= 4 * memory and seconds <= cost.seconds <= 10 * seconds
+    # ... that grows with the R window at the centre line and with the width
+    assert exact_join_cost(6, 6, 30, 0).memory > exact_join_cost(6, 6, 19, 0).memory
+    assert exact_join_cost(6, 9, 25, 2).memory > 5 * exact_join_cost(6, 6, 22, 2).memory
 
 
 def test_live_entry_limit_follows_memory():

@@ -23,7 +23,8 @@ from ...runner import check_run_options
 from ...backends import BACKEND_ENV, BACKENDS, GPUFallbackWarning, resolve_backend
 from ...workers import check_workers, executor_for, planned_processes
 from .column_powers import count_by_column_powers
-from .costs import check_cost, exact_cost, power_cost, table_cost, transfer_cost
+from .costs import check_cost, exact_cost, exact_join_cost, power_cost, table_cost, transfer_cost
+from .exact_join import MAX_EXACT_JOIN_SHORT_SIDE, count_exact_join
 from .grid import check_grid, orient, square_count, stick_count
 from .sweep import MAX_EXACT_SHORT_SIDE, count_exact
 from .pairing import centre_patterns
@@ -181,7 +182,10 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     """Valid configurations with exactly ``removed`` sticks removed (and, if given, exactly
     ``squares`` surviving squares of any size).
 
-    With ``squares`` the count runs on the CPU (:func:`square_tracking_backend`).
+    With ``squares`` the count runs on the CPU (:func:`square_tracking_backend`): by the
+    whole-grid sweep up to a shorter side of 5, by the centre join (the halves' sweeps with
+    R exact, :mod:`.exact_join`) for a shorter side of 6 or 7 (6×6 in seconds to minutes,
+    7×7 in minutes and gigabytes).
 
     >>> matchsticks(10, 10, removed=2, backend="cpu")
     22278
@@ -195,11 +199,15 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     squares = check_int("squares", squares, low=0, high=square_count(m, n))
     square_tracking_backend(backend, "counting by squares")
     h, w = orient(m, n)
-    if h > MAX_EXACT_SHORT_SIDE:
+    if h <= MAX_EXACT_SHORT_SIDE:
+        check_cost(exact_cost(h, w, removed, squares))
+        return count_exact(m, n, removed=removed, squares=squares)
+    if h > MAX_EXACT_JOIN_SHORT_SIDE:
         raise ValueError(f"{m}×{n}: counting by squares is limited to a shorter side of "
-                         f"{MAX_EXACT_SHORT_SIDE} (its state grows ~30x per row); got {h}")
-    check_cost(exact_cost(h, w, removed, squares))
-    return count_exact(m, n, removed=removed, squares=squares)
+                         f"{MAX_EXACT_JOIN_SHORT_SIDE} (the halves' state grows ~10-60x per "
+                         f"row); got {h}")
+    check_cost(exact_join_cost(h, w, removed, squares))
+    return count_exact_join(m, n, removed=removed, squares=squares)
 
 
 def _squares_asked(squares: Iterable[int] | None, m: int, n: int) -> list[int]:

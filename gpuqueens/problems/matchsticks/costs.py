@@ -23,7 +23,8 @@ from ...estimates import available_memory, check_memory, warn_if_long
 from .column_powers import power_seconds
 from .grid import stick_count
 
-__all__ = ["Cost", "check_cost", "transfer_cost", "power_cost", "exact_cost", "table_cost", "table_live",
+__all__ = ["Cost", "check_cost", "transfer_cost", "power_cost", "exact_cost", "exact_join_cost",
+           "table_cost", "table_live",
            "prime_count", "log2_binomial", "entry_bytes", "live_entry_limit"]
 
 
@@ -304,6 +305,45 @@ def exact_cost(h: int, w: int, removed: int, squares: int) -> Cost:
         SWEEP_STEP_SECONDS + SWEEP_ENTRY_SECONDS * total / 257 * (words + 1 + primes))
     return Cost(f"counting the {h}×{w} grid by R = {removed} and S = {squares}",
                 bound_bytes, seconds, primes)
+
+
+#: Problem 2 by the centre join: live entries of the half sweeps per R value alive at the
+#: centre line, the most measured per shorter side h (docs/matchsticks.md, "Estimates").
+EXACT_JOIN_ENTRIES_PER_R = {6: 6e5, 7: 2e6}
+#: Seconds per live entry of the half sweep and centre pattern: building the groups and
+#: pairing them (measured 2.8e-7 to 3.4e-6 on 6×6 and 7×7).
+EXACT_JOIN_ENTRY_SECONDS = 2e-6
+
+
+def exact_join_cost(h: int, w: int, removed: int, squares: int) -> Cost:
+    """Problem 2 (R and S exact) on an h×w grid by the centre join (:mod:`.exact_join`).
+
+    The half sweeps run over about half the grid with R in the key: at the centre line an
+    entry's R so far lies in the window of :func:`exact_cost` at x = 1/2, and the live
+    entries are taken as ``EXACT_JOIN_ENTRIES_PER_R[h]`` per R in it (measured on the
+    square h×h grid; a longer grid's parts grow as the table's, :func:`table_live`). Every centre
+    pattern builds its groups from them and pairs them (``EXACT_JOIN_ENTRY_SECONDS`` per
+    entry and pattern). Memory: the entries with their copies, and the bound.
+    """
+    sticks = stick_count(h, w)
+    primes = prime_count(sticks, removed, 31)
+    words = _key_words(h, w, squares, removed)
+    bound_bytes, bound_seconds = _bound_cost(h, w, squares)
+    half = h * w / 2
+    low = max(0.0, removed - sticks / 2, (half - squares) / 2)
+    high = min(removed, sticks / 2, removed - (half - squares) / 2)
+    per_r = EXACT_JOIN_ENTRIES_PER_R.get(h, max(EXACT_JOIN_ENTRIES_PER_R.values()))
+    widening = table_live(h, (w + 1) // 2) / table_live(h, (h + 1) // 2)
+    live = per_r * max(1.0, high - low + 1) * widening
+    patterns = (2 ** h + 2 ** ((h + 1) // 2)) // 2      # one of each top-bottom mirror pair
+    columns = w // 2 + 1
+    sweep = (h + 1) * columns * (SWEEP_STEP_SECONDS + SWEEP_ENTRY_SECONDS * live
+                                 * (words + 1 + primes))
+    seconds = bound_seconds + _prime_search(primes, 31) + sweep \
+        + EXACT_JOIN_ENTRY_SECONDS * live * patterns
+    return Cost(f"counting the {h}×{w} grid by R = {removed} and S = {squares} "
+                f"({_amount(live)} live entries in its half sweeps)",
+                bound_bytes + SWEEP_COPIES * entry_bytes(words, primes) * live, seconds, primes)
 
 
 #: The puzzle table: most live entries of a half sweep of ``c`` point columns, measured

@@ -35,7 +35,7 @@ from .keys import ONE, U64, KeyLayout
 from .costs import live_entry_limit
 from .sweep import SweepStats, step_point, too_many_entries
 
-__all__ = ["Parts", "half_parts", "MAX_CROSSING_SQUARES"]
+__all__ = ["Parts", "half_parts", "exact_half_parts", "crossing_squares", "MAX_CROSSING_SQUARES"]
 
 #: The crossing squares' bits share one uint64 per part: 42 for 7×7 (56 on longer grids
 #: with h = 7), 64 for 8×8, 70 for 8×9.
@@ -64,29 +64,37 @@ def crossing_squares(h: int, w: int) -> list[tuple[int, int, int]]:
             for c in range(max(0, mid - u + 1), min(mid, w - u + 1))]
 
 
-def _half_sweep(h, w, stops, max_squares, caps, bound, primes, max_entries, stats):
-    """The sweep of :mod:`.sweep` (table mode) over point columns 0..stop-1.
+def _half_sweep(h, w, stops, max_squares, caps, bound, primes, max_entries, stats,
+                exact_removed=None):
+    """The sweep of :mod:`.sweep` over point columns 0..stop-1: table mode, or exact mode
+    for R = ``exact_removed`` (R in the key; pruned when the rest of the whole grid cannot
+    bring R so far to exactly R, or by the unit-square bound to exactly S = max_squares).
 
     Returns ``{stop: (keys, removed, counts)}`` for each stop asked and the key layout.
     """
-    layout = KeyLayout(h, w, max_squares)
+    layout = KeyLayout(h, w, max_squares, exact_removed)
     limit = live_entry_limit(max_entries, layout.words, len(primes))
     keys = [np.zeros(1, dtype=U64) for _ in range(layout.words)]
     removed = np.zeros(1, dtype=np.int64)
     counts = np.ones((1, len(primes)), dtype=U64)
+    sticks, decided = h * (w + 1) + w * (h + 1), 0
     out = {}
     if 0 in stops:
         out[0] = (keys, removed, counts)
     for j in range(max(stops)):
         for i in range(h + 1):
+            decided += (i < h) + (j < w)
             keys, removed, counts = step_point(layout, (keys, removed, counts), i, j, bound=bound,
-                                               caps=caps, max_squares=max_squares, primes=primes)
+                                               caps=caps, max_squares=max_squares, primes=primes,
+                                               max_removed=exact_removed,
+                                               undecided=sticks - decided)
             if len(removed) > limit:
                 raise too_many_entries(f"{h}×{w}: a half sweep of the centre join (column {j})",
                                        len(removed), limit, layout.words, len(primes))
             stats.add(len(removed))
         if j + 1 in stops:
-            out[j + 1] = (keys, removed, counts)
+            exact_r = None if exact_removed is None else layout.get(keys, "r").astype(np.int64)
+            out[j + 1] = (keys, removed if exact_r is None else exact_r, counts)
     return out, layout
 
 
@@ -146,16 +154,34 @@ def half_parts(h: int, w: int, caps: dict[int, int], primes: np.ndarray,
     (``right is left``), read mirrored by the pairing. ``stats`` counts the half sweep;
     its live entries are limited as those of :func:`.sweep.sweep`.
     """
+    return _halves(h, w, max(caps), caps, None, primes, max_entries, max(max(caps), slack), stats)
+
+
+def exact_half_parts(h: int, w: int, removed: int, squares: int, primes: np.ndarray,
+                     max_entries: int | None = None,
+                     stats: SweepStats | None = None) -> tuple[Parts, Parts]:
+    """The parts of both halves for problem 2 (exactly R = ``removed`` sticks removed and
+    S = ``squares`` squares): the half sweeps in exact mode, a part's ``r`` its exact
+    removals, its counts all the partial configurations with that key.
+
+    >>> primes = np.array([2147483647], dtype=np.uint64)
+    >>> left, right = exact_half_parts(2, 2, removed=4, squares=0, primes=primes)
+    >>> right is left, sorted(set(left.r.tolist()))    # 2×2: no half removes more than 2 here
+    (True, [0, 1, 2])
+    """
+    return _halves(h, w, squares, None, removed, primes, max_entries, squares, stats)
+
+
+def _halves(h, w, max_squares, caps, exact_removed, primes, max_entries, slack, stats):
     if len(crossing_squares(h, w)) > MAX_CROSSING_SQUARES:
         raise ValueError(f"{h}×{w}: {len(crossing_squares(h, w))} squares cross the centre "
                          f"line, more than the {MAX_CROSSING_SQUARES} bits a part keeps")
-    max_squares = max(caps)
-    bound = unit_square_bound(h, w, max(max_squares, slack))
+    bound = unit_square_bound(h, w, slack)
     mid = w // 2
     stats = stats if stats is not None else SweepStats()
     begin = time.perf_counter()
     states, layout = _half_sweep(h, w, sorted({mid, w - mid}), max_squares, caps, bound, primes,
-                                 max_entries, stats)
+                                 max_entries, stats, exact_removed)
     stats.seconds += time.perf_counter() - begin
     left = _decode(h, w, states[mid], layout, mirrored=False)
     if 2 * mid == w:

@@ -43,7 +43,8 @@ from .keys import U64, merge_equal_keys
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 from .sweep import SweepStats
 
-__all__ = ["JoinStats", "Round", "prepare_round", "join_centre", "centre_patterns"]
+__all__ = ["JoinStats", "Round", "prepare_round", "join_centre", "centre_patterns", "penalty_scale",
+           "penalty_table", "staircase"]
 
 
 @dataclass
@@ -104,7 +105,7 @@ def prepare_round(h: int, w: int, caps: dict[int, int], level: int,
     for q, c in caps.items():
         cap[q] = c
     return Round(h, w, dict(caps), level, left, right, right is left, primes, primes_list, cap,
-                 _penalty_table(h, None, _penalty_scale(level)), sweep,
+                 penalty_table(h, None, penalty_scale(level)), sweep,
                  time.perf_counter() - begin)
 
 
@@ -146,7 +147,7 @@ def _groups(parts: Parts, C: int, max_squares: int, primes: np.ndarray) -> _Grou
 _EXACT_FLOAT32 = 1 << 24
 
 
-def _penalty_scale(level: int) -> float:
+def penalty_scale(level: int) -> float:
     """The penalty unit of a round: a power of two above the level, so that a pair with a
     penalty never passes the cut ``value <= level`` (float32 rounding of sums of
     non-negative terms never falls below a representable power of two they exceed)."""
@@ -155,7 +156,7 @@ def _penalty_scale(level: int) -> float:
     return float(1 << max(12, level.bit_length()))
 
 
-def _penalty_table(h: int, C: int | None, big: float = 0.0) -> np.ndarray:
+def penalty_table(h: int, C: int | None, big: float = 0.0) -> np.ndarray:
     """Feature columns per value of H; products of a left and a right row give the penalty.
 
     A multiple of ``big`` when a centre point would have degree 1: with v vertical centre
@@ -196,7 +197,7 @@ _STRATUM_ROWS = 256
 _MAX_BLOCK = 1 << 24
 
 
-def _staircase(left_base, right_base, limit, triangle):
+def staircase(left_base, right_base, limit, triangle):
     """Blocks (i0, i1, j0, j1) covering {(a, b): base_a + base_b <= limit}.
 
     Both lists are sorted. ``triangle``: the two sides are the same list and only b >= a is
@@ -252,8 +253,8 @@ def join_centre(rnd: Round, C: int, stats: JoinStats | None = None) -> dict[int,
     if len(gl.H) and len(gr.H):
         rows = _features(gl, left.xbits, rnd.left_penalty, True, 2 * removed_c)
         cols = _features(gr, left.xbits_mirrored if symmetric else right.xbits,
-                         _penalty_table(h, C), False, 0)
-        for i0, i1, j0, j1 in _staircase(gl.base, gr.base, limit, symmetric):
+                         penalty_table(h, C), False, 0)
+        for i0, i1, j0, j1 in staircase(gl.base, gr.base, limit, symmetric):
             values = rows[i0:i1] @ cols[j0:j1].T
             stats.pairs += values.size
             hit = np.flatnonzero(values.ravel() <= level)

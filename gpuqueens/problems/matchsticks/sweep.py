@@ -64,8 +64,9 @@ __all__ = ["SweepStats", "step_point", "sweep", "table_rows_by_sweep", "count_ex
 
 #: Measured (docs/matchsticks.md): the live entries grow ~10-30x per unit of the short side
 #: (table: 4×4 3·10^4, 5×5 1.1·10^6, 6×6 up to 1.8·10^7 per S and past 2·10^7 for S = 12;
-#: problem 2 on 6×6 passes 2·10^7 for mid-range R, e.g. R = 20, S = 2), so problem 2 stops
-#: at 5. table_rows_by_sweep(6, 6, [S]) still works for most single S.
+#: problem 2 on 6×6 passes 2·10^7 for mid-range R, e.g. R = 20, S = 2), so problem 2 uses
+#: it up to 5 and the centre join of :mod:`.exact_join` beyond. table_rows_by_sweep(6, 6, [S])
+#: still works for most single S.
 MAX_EXACT_SHORT_SIDE = 5
 #: From this short side on, the table runs one sweep per S (measured faster for 6×6).
 SEPARATE_SQUARES_FROM = 6

@@ -1,0 +1,248 @@
+"""Problem 2 by the centre join: valid configurations with exactly R sticks removed and
+exactly S squares, from half sweeps in exact mode (:func:`.halves.exact_half_parts`).
+
+The table's join (:mod:`.pairing`) keeps, per group, only the fewest removals, and scores a
+pair by S + 2R, which cannot tell R = 5, S = 4 from R = 4, S = 6. Here R is exact on both
+sides: a part's key holds its removals r, so for a centre pattern C (``r_C`` of its h
+sticks removed) a left group joins a right group only when
+
+    r_a + r_b + r_C = R   and   s'_a + s'_b + popcount(X_a & X_b) = S
+
+with every centre point of degree != 1 (as in the table). The groups of each side are
+sorted by (r, s'); the left groups with removals r_a meet only the right *bucket*
+r_b = R - r_C - r_a, so the join is one block product per pair of buckets (a per-R split
+instead of an encoding): inside it a float32 product gives popcount + s'_a + s'_b plus a
+penalty above S for an invalid centre point, and a hit is a value equal to S. The buckets
+are sorted by s', so only the pairs with s'_a + s'_b <= S are multiplied (the table's
+staircase). For even w the right groups are the left ones mirrored: bucket pairs with
+r_a < r_b count twice, r_a > r_b are skipped. Counts: residues modulo primes below 2^31
+whose product exceeds C(E, R), summed over the hits, then the CRT.
+
+Work units: one per centre pattern C (up to the top-bottom mirror), through
+:func:`gpuqueens.runner.run_units`; a unit returns its residues, the units' residues add up.
+
+>>> count_exact_join(2, 2, removed=2, squares=1), count_exact_join(3, 3, removed=8, squares=2)
+(2, 715)
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...runner import WorkUnit, run_units
+from .bounds import unit_square_bound
+from .grid import mirror_pattern, orient, square_count, stick_count
+from .halves import Parts, exact_half_parts
+from .keys import U64, merge_equal_keys
+from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
+from .pairing import JoinStats, penalty_scale, penalty_table, staircase, centre_patterns
+from .sweep import SweepStats
+
+__all__ = ["ExactRound", "ExactGroups", "prepare_exact", "exact_groups", "bucket_pairs",
+           "join_exact_centre", "exact_units", "solve_exact_unit", "count_exact_join",
+           "MAX_EXACT_JOIN_SHORT_SIDE"]
+
+#: Largest shorter side problem 2 answers by the join: 7×7 at the table's fewest R took
+#: minutes and ~4 GB (docs/matchsticks.md); 8×8's halves would need far more memory.
+MAX_EXACT_JOIN_SHORT_SIDE = 7
+
+
+@dataclass
+class ExactRound:
+    """What every centre pattern of one problem-2 count shares: both halves' parts."""
+
+    h: int
+    w: int
+    removed: int
+    squares: int
+    left: Parts
+    right: Parts
+    symmetric: bool
+    primes: np.ndarray
+    primes_list: list[int]
+    left_penalty: np.ndarray     # the left rows' penalty features (independent of C)
+    sweep: SweepStats
+    seconds: float
+
+
+def prepare_exact(h: int, w: int, removed: int, squares: int,
+                  max_entries: int | None = None) -> ExactRound:
+    """The half sweeps of an h×w grid (h <= w) in exact mode for (R, S), decoded into parts."""
+    begin = time.perf_counter()
+    primes_list = primes_for_bound(binomial_bound(stick_count(h, w), removed), NARROW_PRIME_LIMIT)
+    primes = np.array(primes_list, dtype=U64)
+    sweep = SweepStats()
+    left, right = exact_half_parts(h, w, removed, squares, primes, max_entries, sweep)
+    return ExactRound(h, w, removed, squares, left, right, right is left, primes, primes_list,
+                      penalty_table(h, None, penalty_scale(squares)), sweep,
+                      time.perf_counter() - begin)
+
+
+@dataclass
+class ExactGroups:
+    """Groups of one side for one centre pattern, sorted by (r, s'); ``starts[k]`` is the
+    first group with ``r == k`` (``len(starts) == R + 2``)."""
+
+    H: np.ndarray
+    s: np.ndarray
+    r: np.ndarray
+    X: np.ndarray
+    counts: np.ndarray
+    starts: np.ndarray
+
+
+def exact_groups(parts: Parts, C: int, squares: int, removed: int,
+                 primes: np.ndarray) -> ExactGroups:
+    """Fix the centre sticks C: close the centre squares they complete, drop the parts
+    with more than S squares, and add up the counts of equal (H, X, s', r)."""
+    if parts.yrows:
+        closing = np.array([(C & rows) == rows for rows in parts.yrows], dtype=np.int64)
+        s = parts.s + parts.ymask @ closing
+    else:
+        s = parts.s
+    ok = np.flatnonzero(s <= squares)
+    key = (parts.hx[ok] * (removed + 1) + parts.r[ok]) * (squares + 1) + s[ok]
+    (key,), counts = merge_equal_keys([key], parts.counts, primes, rows=ok)
+    s = key % (squares + 1)
+    r = key // (squares + 1) % (removed + 1)
+    hx = key // ((squares + 1) * (removed + 1))
+    order = np.lexsort((s, r))
+    r = r[order]
+    starts = np.searchsorted(r, np.arange(removed + 2))
+    return ExactGroups(hx[order] // len(parts.xbits), s[order], r,
+                       hx[order] % len(parts.xbits), counts[order], starts)
+
+
+def _rows(g: ExactGroups, lo: int, hi: int, xbits: np.ndarray, penalty: np.ndarray,
+          left: bool) -> np.ndarray:
+    """Feature rows of groups lo..hi-1: products give popcount + s'_a + s'_b + penalty."""
+    nbits = xbits.shape[1]
+    rows = np.empty((hi - lo, nbits + 2 + penalty.shape[1]), dtype=np.float32)
+    np.take(xbits, g.X[lo:hi], axis=0, out=rows[:, :nbits])
+    score, one = (nbits, nbits + 1) if left else (nbits + 1, nbits)
+    rows[:, score] = g.s[lo:hi]
+    rows[:, one] = 1.0
+    np.take(penalty, g.H[lo:hi], axis=0, out=rows[:, nbits + 2:])
+    return rows
+
+
+def bucket_pairs(gl: ExactGroups, gr: ExactGroups, rest: int,
+                 symmetric: bool) -> list[tuple[int, int, int, int, int]]:
+    """``(a0, a1, b0, b1, weight)``: the left groups with r_a and the right groups with
+    r_b = ``rest`` - r_a, both non-empty; for a symmetric join only r_a <= r_b, the
+    pairs with r_a < r_b counting twice."""
+    out = []
+    for ra in range(min(rest, len(gl.starts) - 2) + 1):
+        rb = rest - ra
+        if symmetric and rb < ra:
+            break
+        if rb > len(gr.starts) - 2:
+            continue
+        a0, a1 = int(gl.starts[ra]), int(gl.starts[ra + 1])
+        b0, b1 = int(gr.starts[rb]), int(gr.starts[rb + 1])
+        if a1 > a0 and b1 > b0:
+            out.append((a0, a1, b0, b1, 2 if symmetric and ra < rb else 1))
+    return out
+
+
+def join_exact_centre(rnd: ExactRound, C: int, stats: JoinStats | None = None) -> list[int]:
+    """The residues (one per prime) of the configurations whose centre sticks are C or its
+    mirror, with exactly R removed and S squares."""
+    begin = time.perf_counter()
+    stats = stats if stats is not None else JoinStats()
+    h, primes, S = rnd.h, rnd.primes, rnd.squares
+    removed_c = h - bin(C).count("1")
+    total = np.zeros(len(primes), dtype=U64)
+    rest = rnd.removed - removed_c
+    if rest >= 0:
+        gl = exact_groups(rnd.left, C, S, rnd.removed, primes)
+        gr = gl if rnd.symmetric else exact_groups(rnd.right, C, S, rnd.removed, primes)
+        stats.groups += len(gl.H)
+        xright = rnd.left.xbits_mirrored if rnd.symmetric else rnd.right.xbits
+        right_penalty = penalty_table(h, C)
+        for a0, a1, b0, b1, weight in bucket_pairs(gl, gr, rest, rnd.symmetric):
+            rows = _rows(gl, a0, a1, rnd.left.xbits, rnd.left_penalty, True)
+            cols = _rows(gr, b0, b1, xright, right_penalty, False)
+            for i0, i1, j0, j1 in staircase(gl.s[a0:a1], gr.s[b0:b1], S, False):
+                values = rows[i0:i1] @ cols[j0:j1].T
+                stats.pairs += values.size
+                hit = np.flatnonzero(values.ravel() == S)
+                if len(hit) == 0:
+                    continue
+                stats.hits += len(hit)
+                ia = a0 + i0 + hit // (j1 - j0)
+                ib = b0 + j0 + hit % (j1 - j0)
+                for k, p in enumerate(primes):
+                    # residues < 2^31: products < 2^62, their remainders add up without
+                    # wrapping for fewer than 2^33 hits
+                    prod = gl.counts[ia, k] * gr.counts[ib, k] % p
+                    total[k] = (total[k] + U64(weight) * (prod.sum(dtype=U64) % p)) % p
+    weight_c = 1 if mirror_pattern(C, h) == C else 2
+    stats.join_seconds += time.perf_counter() - begin
+    return [int(v) * weight_c % int(p) for v, p in zip(total, primes)]
+
+
+def exact_units(h: int, w: int, removed: int, squares: int,
+                max_entries: int | None = None) -> list[WorkUnit]:
+    """One unit per centre pattern C (up to its top-bottom mirror)."""
+    return [WorkUnit(f"matchsticks/{h}x{w}/R{removed}/S{squares}/C{C:0{h}b}",
+                     {"h": h, "w": w, "removed": removed, "squares": squares, "C": C,
+                      "max_entries": max_entries})
+            for C in centre_patterns(h)]
+
+
+_round_lock = threading.Lock()
+
+
+@functools.lru_cache(maxsize=1)
+def _prepared(h: int, w: int, removed: int, squares: int, max_entries: int | None) -> ExactRound:
+    return prepare_exact(h, w, removed, squares, max_entries)
+
+
+def solve_exact_unit(payload: Mapping[str, Any], stats: JoinStats | None = None) -> tuple[int, ...]:
+    """One unit: the residues of its centre pattern (picklable; halves cached per process)."""
+    with _round_lock:
+        rnd = _prepared(payload["h"], payload["w"], payload["removed"], payload["squares"],
+                        payload["max_entries"])
+    return tuple(join_exact_centre(rnd, payload["C"], stats))
+
+
+def count_exact_join(m: int, n: int, *, removed: int, squares: int,
+                     run: Mapping[str, Any] | None = None, max_entries: int | None = None,
+                     stats: JoinStats | None = None) -> int:
+    """Valid configurations of an m×n grid with exactly ``removed`` sticks removed and
+    ``squares`` squares, by the centre join (units through
+    :func:`gpuqueens.runner.run_units`; ``run``: its options, ``stats``: as for
+    :func:`.table.table_rows`)."""
+    h, w = orient(m, n)
+    if squares > square_count(h, w) or removed > stick_count(h, w):
+        return 0
+    run = dict(run or {})
+    if stats is not None and run.get("executor") is not None:
+        raise ValueError("stats are gathered in this process only: not with an executor")
+    run.setdefault("progress", False)
+    units = exact_units(h, w, removed, squares, max_entries)
+    solve = solve_exact_unit if stats is None else functools.partial(solve_exact_unit,
+                                                                     stats=stats)
+    job = {"problem": "matchsticks-exact", "format": 1, "m": h, "n": w, "removed": removed,
+           "squares": squares}
+    try:
+        results = run_units(units, solve, job=job, description=f"{h}×{w}, R={removed}, S={squares}",
+                            **run)
+        if stats is not None:
+            rnd = _prepared(h, w, removed, squares, max_entries)
+            stats.add_round(rnd)  # type: ignore[arg-type]  # the same fields as a Round's
+        primes = primes_for_bound(binomial_bound(stick_count(h, w), removed), NARROW_PRIME_LIMIT)
+        residues = [sum(result[k] for result in results.values()) % p
+                    for k, p in enumerate(primes)]
+        return crt(residues, primes)
+    finally:
+        _prepared.cache_clear()
+        unit_square_bound.cache_clear()

@@ -1,0 +1,96 @@
+"""Problem 2 by the centre join (exact_join.py, halves in exact mode) against the brute
+force, the whole-grid sweep, the thin-grid walk and the puzzle table's rows."""
+
+import numpy as np
+import pytest
+from seed_tables import SEED_5X5, SEED_6X6
+from thin_grids import thin_counts
+
+import gpuqueens
+
+from gpuqueens.problems.matchsticks.bruteforce import rs_histogram
+from gpuqueens.problems.matchsticks.exact_join import (bucket_pairs, count_exact_join,
+                                                       exact_groups, prepare_exact)
+from gpuqueens.problems.matchsticks.grid import stick_count
+from gpuqueens.problems.matchsticks.halves import exact_half_parts
+from gpuqueens.problems.matchsticks.pairing import JoinStats, centre_patterns
+from gpuqueens.problems.matchsticks.sweep import count_exact
+
+
+@pytest.mark.parametrize("m,n", [(1, 1), (1, 4), (2, 2), (2, 3), (3, 2)])
+def test_every_r_and_s_is_the_brute_force(m, n):
+    table = rs_histogram(m, n)
+    for r in range(table.shape[0]):
+        for s in range(table.shape[1]):
+            assert count_exact_join(m, n, removed=r, squares=s) == table[r, s], (r, s)
+
+
+def test_a_sample_of_3x3_and_2x4_is_the_brute_force():
+    rng = np.random.default_rng(3)
+    for m, n in [(3, 3), (2, 4)]:
+        table = rs_histogram(m, n)
+        for r, s in zip(rng.integers(0, table.shape[0], 25), rng.integers(0, table.shape[1], 25)):
+            assert count_exact_join(m, n, removed=int(r), squares=int(s)) == table[r, s], (r, s)
+
+
+@pytest.mark.parametrize("m,n,removed,squares", [(3, 5, 12, 2), (4, 5, 14, 3), (4, 6, 15, 3),
+                                                 (3, 7, 16, 4), (5, 4, 20, 1)])
+def test_mid_range_counts_equal_the_whole_grid_sweep(m, n, removed, squares):
+    # odd and even widths (the asymmetric and the symmetric join), R well above the fewest
+    assert count_exact_join(m, n, removed=removed, squares=squares) == \
+        count_exact(m, n, removed=removed, squares=squares) > 0
+
+
+def test_counts_past_2_to_the_64_on_a_long_grid():
+    expected = thin_counts(1, 60, 40, 5)
+    assert expected[5] > 2**64
+    for s in (0, 5):
+        assert count_exact_join(1, 60, removed=40, squares=s) == expected[s]
+
+
+def test_the_fewest_r_of_5x5_rows_counts_their_ways():
+    for s, r, ways in SEED_5X5[::3]:
+        assert count_exact_join(5, 5, removed=r, squares=s) == ways, s
+        assert count_exact_join(5, 5, removed=r - 1, squares=s) == 0, s
+
+
+def test_6x6_through_the_public_call_agrees_with_every_table_row():
+    # for each S the count at the table's fewest R is the table's ways, one R less none
+    table = SEED_6X6            # the table's rows (test_matchsticks_table.py)
+    for s, r, ways in table:
+        assert gpuqueens.matchsticks(6, 6, removed=r, squares=s, backend="cpu") == ways, s
+    for s, r, _ in table[::4]:
+        assert gpuqueens.matchsticks(6, 6, removed=r - 1, squares=s, backend="cpu") == 0, s
+
+
+def test_6x7_odd_width_agrees_with_the_table_and_the_whole_grid_sweep():
+    for s, r, ways in gpuqueens.matchstick_table(6, 7, squares=range(3), backend="cpu").rows:
+        assert gpuqueens.matchsticks(7, 6, removed=r, squares=s, backend="cpu") == ways \
+            == count_exact(6, 7, removed=r, squares=s), s
+
+
+def test_half_parts_in_exact_mode_keep_r_in_reach():
+    # every part's r can still be completed to exactly R by the rest of the grid
+    h, w, removed = 3, 4, 9
+    primes = np.array([2147483647], dtype=np.uint64)
+    left, right = exact_half_parts(h, w, removed, 2, primes)
+    rest = stick_count(h, w) - (w // 2) * (2 * h + 1)
+    assert right is left and len(left.r) > 0
+    assert left.r.min() >= removed - rest and left.r.max() <= removed
+
+
+def test_buckets_pair_r_a_with_r_minus_r_a():
+    rnd = prepare_exact(4, 4, 12, 3)
+    for C in centre_patterns(4):
+        g = exact_groups(rnd.left, C, 3, 12, rnd.primes)
+        rest = 12 - (4 - bin(C).count("1"))
+        for a0, a1, b0, b1, weight in bucket_pairs(g, g, rest, True):
+            ra, rb = set(g.r[a0:a1].tolist()), set(g.r[b0:b1].tolist())
+            assert len(ra) == len(rb) == 1 and ra.pop() + rb.pop() == rest
+            assert weight == (1 if a0 == b0 else 2)
+
+
+def test_stats_count_the_join():
+    stats = JoinStats()
+    assert count_exact_join(4, 4, removed=9, squares=0, stats=stats) == 16
+    assert stats.rounds == 1 and stats.pairs >= stats.hits > 0 and stats.groups > 0
