@@ -1,10 +1,11 @@
-"""Measure the constants of the matchstick cost models (gpuqueens/problems/matchsticks/costs.py).
+"""Measure the constants of the matchstick cost models (gpuqueens/problems/matchsticks/costs.py
+and square_costs.py).
 
     python bench/calibrate_matchsticks.py            # prints each constant and what it came from
 
 Each rate is the best of a few runs (the machine may be shared); memory is the peak
-resident size of a fresh process. Copy the printed values into costs.py and the table of
-docs/matchsticks.md ("Estimates"), with the machine and the date.
+resident size of a fresh process. Copy the printed values into costs.py or square_costs.py
+and the table of docs/matchsticks.md ("Estimates"), with the machine and the date.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 import time
 import tracemalloc
 
-from gpuqueens.problems.matchsticks import costs
+from gpuqueens.problems.matchsticks import costs, square_costs
 from gpuqueens.problems.matchsticks import column_powers
 from gpuqueens.problems.matchsticks.bounds import UnitSquareBound
 from gpuqueens.problems.matchsticks.grid import stick_count
@@ -89,7 +90,7 @@ def sweep():
         stats = SweepStats()
         seconds = best(lambda: count_exact(h, w, removed=r, squares=s, stats=stats), repeat=2)
         runs = 2
-        words = costs._key_words(h, w, s, r)
+        words = square_costs._key_words(h, w, s, r)
         primes = costs.prime_count(stick_count(h, w), r, 31)
         work = stats.entries / runs * (words + 1 + primes)
         rate = (seconds - stats.steps / runs * step) / work
@@ -111,7 +112,7 @@ def join():
         stats.add_round(rnd)
         for c in centre_patterns(h):
             join_centre(rnd, c, stats)
-        words = costs._key_words(h, w, 14, None)
+        words = square_costs._key_words(h, w, 14, None)
         per_entry = words + 1 + len(rnd.primes)
         rate = stats.join_seconds / (stats.max_live * len(centre_patterns(h)) * per_entry)
         print(f"JOIN_ENTRY_SECONDS = {rate:.3g}   # {h}×{w} round 1: join "
@@ -147,7 +148,7 @@ def memory():
         out = subprocess.run([sys.executable, "-c", _PEAK, str(h), str(w)], check=True,
                              capture_output=True, text=True).stdout
         base, peak, live, primes = json.loads(out)
-        per_entry = costs.entry_bytes(costs._key_words(h, w, 14, None), primes)
+        per_entry = square_costs.entry_bytes(square_costs._key_words(h, w, 14, None), primes)
         print(f"SWEEP_COPIES = {(peak - base) / (live * per_entry):.1f}   # {h}×{w} round 1: "
               f"peak {peak / 2**30:.2f} GiB, {live:,} live entries of {per_entry} B")
 

@@ -1,4 +1,4 @@
-"""Up-front estimates (costs.py): oversized requests are refused or announced within a
+"""Up-front estimates (costs.py, square_costs.py): oversized requests are refused or announced within a
 second, before anything is built; the models follow the sizes they are made of."""
 
 import re
@@ -11,9 +11,10 @@ import pytest
 import gpuqueens
 import gpuqueens.estimates
 from gpuqueens.cli import main
-from gpuqueens.problems.matchsticks import costs
-from gpuqueens.problems.matchsticks.costs import (exact_cost, exact_join_cost, table_cost, table_live,
-                                                  transfer_cost)
+from gpuqueens.problems.matchsticks import costs, square_costs
+from gpuqueens.problems.matchsticks.costs import transfer_cost
+from gpuqueens.problems.matchsticks.square_costs import (exact_cost, exact_join_cost, table_cost,
+                                                         table_live)
 
 GiB = 2**30
 
@@ -22,7 +23,7 @@ GiB = 2**30
 def machine(monkeypatch):
     """A machine with 16 GiB free, whatever runs the tests."""
     monkeypatch.setattr(gpuqueens.estimates, "available_memory", lambda: 16 * GiB)
-    monkeypatch.setattr(costs, "available_memory", lambda: 16 * GiB)
+    monkeypatch.setattr(square_costs, "available_memory", lambda: 16 * GiB)
 
 
 def quickly(call):
@@ -141,11 +142,11 @@ def test_gpu_transfer_memory_is_checked_against_the_gpu(machine):
 
 
 def test_table_live_entries_follow_the_measurements():
-    assert table_live(6, 3) == costs.TABLE_LIVE[6][3]
-    assert table_live(4, 3) < table_live(4, 5) < table_live(4, 6) == costs.TABLE_LIVE[4][6]
+    assert table_live(6, 3) == square_costs.TABLE_LIVE[6][3]
+    assert table_live(4, 3) < table_live(4, 5) < table_live(4, 6) == square_costs.TABLE_LIVE[4][6]
     assert table_live(4, 1000) == table_live(4, 12)              # saturated
     assert table_live(7, 5) > table_live(7, 4) == 31_000_000     # still growing
-    assert table_live(7, 10**12) == costs.TABLE_SATURATION[7]
+    assert table_live(7, 10**12) == square_costs.TABLE_SATURATION[7]
     assert table_live(7, 1) < table_live(7, 4)
 
 
@@ -174,8 +175,8 @@ def test_exact_join_model_covers_the_measured_runs():
 
 
 def test_live_entry_limit_follows_memory():
-    assert costs.live_entry_limit(None, 2, 3, available=GiB) == GiB // (costs.SWEEP_COPIES * 48)
-    assert costs.live_entry_limit(1000, 2, 3, available=GiB) == 1000
+    assert square_costs.live_entry_limit(None, 2, 3, available=GiB) == GiB // (square_costs.SWEEP_COPIES * 48)
+    assert square_costs.live_entry_limit(1000, 2, 3, available=GiB) == 1000
 
 
 @pytest.mark.parametrize("h, w, top", [(6, 6, None), (10, 10, None), (12, 15, 40), (16, 16, None)])

@@ -11,7 +11,7 @@ import gpuqueens
 from gpuqueens import estimates, workers
 from gpuqueens.cli import main
 from gpuqueens.problems.matchsticks import api
-from gpuqueens.problems.matchsticks.costs import table_cost
+from gpuqueens.problems.matchsticks.square_costs import table_cost
 from gpuqueens.problems.matchsticks.pairing import centre_patterns
 
 #: The 4×4 table (S = 0..14 as far as it has squares), computed in this process.

@@ -23,7 +23,8 @@ from ...runner import check_run_options
 from ...backends import BACKEND_ENV, BACKENDS, GPUFallbackWarning, resolve_backend
 from ...workers import check_workers, executor_for, planned_processes
 from .column_powers import count_by_column_powers
-from .costs import check_cost, exact_cost, exact_join_cost, power_cost, table_cost, transfer_cost
+from .costs import check_cost, power_cost, transfer_cost
+from .square_costs import exact_cost, exact_join_cost, table_cost
 from .exact_join import MAX_EXACT_JOIN_SHORT_SIDE, count_exact_join
 from .grid import check_grid, orient, square_count, stick_count
 from .sweep import MAX_EXACT_SHORT_SIDE, count_exact
@@ -40,7 +41,7 @@ __all__ = ["matchsticks", "matchstick_counts", "matchstick_table", "MatchstickTa
 MAX_CPU_TRANSFER_SHORT_SIDE = 13
 #: The puzzle's S values, asked by default (as far as the grid has that many squares).
 DEFAULT_SQUARES = range(15)
-#: A table expected to take at least this many seconds (:func:`.costs.table_cost`) is long
+#: A table expected to take at least this many seconds (:func:`.square_costs.table_cost`) is long
 #: enough to gain from worker processes: each starts in ~0.3 s but computes every round's
 #: half sweeps again (7×7: ~2 of its ~10 minutes, ~12 GB per process), so only the joins
 #: of the centre patterns are shared out. 6×6 (seconds) stays in this process, 6×7

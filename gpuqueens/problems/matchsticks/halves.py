@@ -32,7 +32,7 @@ import numpy as np
 
 from .bounds import unit_square_bound
 from .keys import ONE, U64, KeyLayout
-from .costs import live_entry_limit
+from .square_costs import live_entry_limit
 from .sweep import SweepStats, step_point, too_many_entries
 
 __all__ = ["Parts", "half_parts", "exact_half_parts", "crossing_squares", "MAX_CROSSING_SQUARES"]

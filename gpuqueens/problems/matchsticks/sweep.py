@@ -54,7 +54,7 @@ import numpy as np
 
 from ...estimates import format_bytes
 from .bounds import UnitSquareBound
-from .costs import SWEEP_COPIES, entry_bytes, live_entry_limit
+from .square_costs import SWEEP_COPIES, entry_bytes, live_entry_limit
 from .grid import orient, square_count, stick_count
 from .keys import ONE, U64, KeyLayout, merge_equal_keys
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
@@ -223,7 +223,7 @@ def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
     ``max_removed=None`` selects table mode; an int selects exact mode for R = max_removed.
     Returns ``(s, removed, residues, primes)`` arrays over the final entries: squares,
     fewest R (table mode) or R (exact mode), and residues. The live entries may not pass
-    ``max_entries`` nor what this machine's memory holds (:func:`.costs.live_entry_limit`):
+    ``max_entries`` nor what this machine's memory holds (:func:`.square_costs.live_entry_limit`):
     a ``ValueError`` says so.
     """
     h, w = orient(m, n)
