@@ -14,6 +14,8 @@ pool costs to start.
 
 from __future__ import annotations
 
+import multiprocessing
+
 import pytest
 
 import gpuqueens
@@ -40,5 +42,5 @@ def _start_and_stop(processes: int) -> int:
 @pytest.mark.parametrize("method", ["spawn", "forkserver"])
 @pytest.mark.parametrize("processes", [1, 2])
 def test_pool_start(benchmark, monkeypatch, method, processes):
-    monkeypatch.setattr(worker_pool, "START_METHOD", method)
+    monkeypatch.setattr(worker_pool, "_worker_context", lambda: multiprocessing.get_context(method))
     assert benchmark.pedantic(_start_and_stop, args=(processes,), rounds=5, warmup_rounds=1) == 1

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import concurrent.futures
 import multiprocessing
+import multiprocessing.context
+import multiprocessing.spawn
 import os
 import queue
 import signal
@@ -24,12 +26,53 @@ from typing import Any
 
 from .fork_safety import cuda_initialised_here
 
-__all__ = ["START_METHOD", "WorkerPool", "WorkerProcessError"]
+__all__ = ["WorkerPool", "WorkerProcessError"]
 
-#: How worker processes start: a fresh interpreter (safe with CUDA and threads, the same on
-#: every OS). Measured on 2 busy cores: 0.24 s to start one worker that imports NumPy and
-#: gpuqueens, 0.30 s for two (forkserver, its server running: 0.18 s and 0.26 s).
-START_METHOD = "spawn"
+# Worker processes start with ``spawn``, a fresh interpreter (safe with CUDA and threads,
+# the same on every OS). Measured on 2 busy cores: 0.24 s to start one worker that imports
+# NumPy and gpuqueens, 0.30 s for two (forkserver, its server running: 0.18 s and 0.26 s).
+
+#: Our worker processes' names start with this (see :func:`_without_main`).
+WORKER_NAME = "gpuqueens-worker"
+
+
+def _without_main(get_preparation_data: Callable) -> Callable:
+    """``multiprocessing.spawn.get_preparation_data`` that leaves the main module out for
+    our worker processes (and only for them).
+
+    A spawned process normally imports the main module first, so that it can unpickle what
+    the main module defines; a script without an ``if __name__ == "__main__":`` guard then
+    runs its top level again in every worker. Our workers only run gpuqueens functions, so
+    they skip it: a plain script that calls ``gpuqueens.count`` works as it stands.
+    """
+    def prepare(name: str, *args: Any, **kwargs: Any) -> dict:
+        data = get_preparation_data(name, *args, **kwargs)
+        if name.startswith(WORKER_NAME):
+            data.pop("init_main_from_path", None)
+            data.pop("init_main_from_name", None)
+        return data
+
+    prepare.gpuqueens_without_main = True  # type: ignore[attr-defined]
+    return prepare
+
+
+class _WorkerProcess(multiprocessing.context.SpawnProcess):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.name = f"{WORKER_NAME}-{self.name}"
+
+
+class _WorkerContext(multiprocessing.context.SpawnContext):
+    """The ``spawn`` context, with processes named as our workers."""
+
+    Process = _WorkerProcess
+
+
+def _worker_context() -> multiprocessing.context.BaseContext:
+    if not getattr(multiprocessing.spawn.get_preparation_data, "gpuqueens_without_main", False):
+        multiprocessing.spawn.get_preparation_data = _without_main(
+            multiprocessing.spawn.get_preparation_data)
+    return _WorkerContext()
 
 
 class WorkerProcessError(RuntimeError):
@@ -38,16 +81,14 @@ class WorkerProcessError(RuntimeError):
 
 _BROKEN_HINT = (
     "a gpuqueens worker process ended abruptly (killed, out of memory, or it failed while "
-    "starting). If you run a script, keep its top-level code under "
-    "`if __name__ == \"__main__\":` (each worker process imports the main module first); "
-    "with little memory, use fewer workers (workers=...)."
+    "starting); with little memory, use fewer workers (workers=...)."
 )
 
 
 class WorkerPool(concurrent.futures.Executor):
     """An executor whose tasks wait in one queue and go to whichever worker process is free.
 
-    ``processes`` processes are started with :data:`START_METHOD` at once; process ``i`` is
+    ``processes`` processes are started with ``spawn`` at once; process ``i`` is
     pinned to GPU ``devices[i]`` (its ``CUDA_VISIBLE_DEVICES``) when devices are given. Each
     process runs one task at a time (a thread here hands it the next one), so on the GPU
     each device solves one unit at a time. A worker process that dies makes its task fail
@@ -62,7 +103,7 @@ class WorkerPool(concurrent.futures.Executor):
         self._tasks: queue.SimpleQueue = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._closed = False
-        context = multiprocessing.get_context(START_METHOD)
+        context = _worker_context()
         pins = None
         if devices:
             pins = context.Queue()
@@ -164,5 +205,5 @@ def _start_worker(pins: Any) -> None:
         device = pins.get(timeout=60)
         if cuda_initialised_here():
             raise RuntimeError("CUDA was initialised in a worker process before it could be pinned "
-                               "to its GPU (by code run while importing the main module?)")
+                               "to its GPU")
         os.environ["CUDA_VISIBLE_DEVICES"] = device  # read by CUDA when it initialises

@@ -16,9 +16,9 @@ A problem's counting call hands its work units to :func:`gpuqueens.runner.run_un
   fresh interpreter what the GPUs are), so it stays free to fork.
 
 Worker processes start with ``spawn`` (:mod:`gpuqueens.worker_pool`): a fresh interpreter,
-safe whatever this process holds (CUDA, threads, locks). Like any spawned process they
-import the main module first, so a script must keep its top-level code under
-``if __name__ == "__main__":``. Each unit they solve goes through
+safe whatever this process holds (CUDA, threads, locks); they do not import the main
+module (they run only gpuqueens functions), so a script needs no ``__main__`` guard. Each
+unit they solve goes through
 :class:`~gpuqueens.worker_setup.WorkerSolve`, which prepares the process once: glibc's
 malloc thresholds raised (the NumPy search ~25% faster, and Dask's small trim threshold
 undone) and, on the GPU, a check that CUDA can work there.
@@ -95,13 +95,14 @@ def _wanted(workers: int | None, executor: object, large: bool) -> int | None:
         return None
     starts_processes = workers != 1 if workers is not None else large
     if starts_processes and getattr(multiprocessing.current_process(), "_inheriting", False):
-        # A process being started is importing the main module, whose top level asks for a
-        # count with workers: every worker would start the count again. Say how to avoid it.
+        # A worker of the user's own spawn/forkserver pool is importing the main module,
+        # whose top level asks for a count with workers: every worker would start the count
+        # again. Say how to avoid it.
         raise RuntimeError(
             "a gpuqueens count with worker processes was started while a new process was "
             "importing the main module. Keep the script's top-level code under "
-            "`if __name__ == \"__main__\":` (worker processes import the main module first), "
-            "or pass workers=1."
+            "`if __name__ == \"__main__\":` (the workers of a spawn or forkserver pool import "
+            "the main module first), or pass workers=1."
         )
     if workers is not None:
         return workers

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import multiprocessing
+import multiprocessing.spawn
 import os
 import subprocess
 import sys
@@ -161,13 +162,31 @@ def test_a_count_while_a_worker_imports_the_main_module_is_refused(small_long_co
     assert gpuqueens.count(10, backend="cpu") == 724  # no workers: harmless
 
 
-def test_unguarded_script_gets_a_clear_message(tmp_path):
+def test_unguarded_script_runs_once(tmp_path):
+    # gpuqueens' worker processes do not import the main module, so a script without an
+    # `if __name__ == "__main__":` guard runs its top level once, not once per worker
     script = tmp_path / "unguarded.py"
-    script.write_text("import gpuqueens\nprint(gpuqueens.count(16, backend='cpu', workers=2))\n")
+    script.write_text("import gpuqueens\nprint('top level')\n"
+                      "print(gpuqueens.count(12, backend='cpu', workers=2))\n")
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
-    assert done.returncode != 0
-    assert 'if __name__ == "__main__":' in done.stderr
-    assert "Traceback" in done.stderr and "WorkerProcessError" in done.stderr
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["top", "level", str(total(12))]
+
+
+def test_other_spawned_processes_still_import_the_main_module():
+    # only processes named as gpuqueens workers skip it: a user's own pools are untouched
+    from gpuqueens import worker_pool
+
+    worker_pool._worker_context()  # installs the filter
+    prepare = multiprocessing.spawn.get_preparation_data
+    assert getattr(prepare, "gpuqueens_without_main", False)
+    main_file = getattr(sys.modules["__main__"], "__file__", None)
+    if main_file is None:
+        pytest.skip("this interpreter's main module has no file")
+    users = prepare("SpawnProcess-1")
+    ours = prepare(f"{worker_pool.WORKER_NAME}-SpawnProcess-2")
+    assert "init_main_from_path" in users or "init_main_from_name" in users
+    assert "init_main_from_path" not in ours and "init_main_from_name" not in ours
 
 
 # --- checkpoints and resuming with workers -------------------------------------------------
