@@ -108,7 +108,12 @@ def pinning() -> dict:
     count = max(2, report.count)
     with tempfile.TemporaryDirectory() as folder:
         with workers.executor_for("gpu", workers=count, large=True, units=count) as chosen:
-            futures = [chosen.executor.submit(where_am_i, folder, count) for _ in range(count)]
+            # gpuqueens' workers do not import the main module: hand them this file's
+            # function by its module name (the script's folder is on their sys.path)
+            import device_workers
+
+            futures = [chosen.executor.submit(device_workers.where_am_i, folder, count)
+                       for _ in range(count)]
             found = [future.result(timeout=600) for future in futures]
     ids = workers._visible_device_ids(report.count)
     expected = {device: report.pci[ids.index(device)] for device in chosen.devices}

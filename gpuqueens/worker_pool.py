@@ -92,7 +92,8 @@ class WorkerPool(concurrent.futures.Executor):
     pinned to GPU ``devices[i]`` (its ``CUDA_VISIBLE_DEVICES``) when devices are given. Each
     process runs one task at a time (a thread here hands it the next one), so on the GPU
     each device solves one unit at a time. A worker process that dies makes its task fail
-    with :class:`WorkerProcessError`.
+    with :class:`WorkerProcessError`. The workers do not import the main module, so a task
+    is a function of an importable module (not one defined in a script's ``__main__``).
     """
 
     def __init__(self, processes: int, *, devices: Sequence[str] = ()):
