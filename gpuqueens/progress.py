@@ -112,7 +112,7 @@ class Progress:
     """A progress reporter for ``total_units`` work units of summed weight ``total_weight``.
 
     ``enabled=False`` (or no tqdm) makes every method a no-op apart from the counters.
-    ``already_units``/``already_weight`` count units finished before this session (a
+    ``already_units``/``already_weight`` count units finished before this run (a
     resumed run): they fill the bar but do not count towards the rate.
     """
 
