@@ -12,7 +12,8 @@ It gives the subset of CuPy that gpuqueens uses, checked the way a real launch w
   unless ``max_dynamic_shared_size_bytes`` was raised, never above the opt-in limit) and the
   array lengths; then it runs the kernel's launch contract through the host emulation in
   ``tests/native/nqueens_launch_emulator.cu`` (the kernel's own search code); the
-  matchstick kernels go to ``tests/fake_matchsticks.py`` and the symmetric search's to
+  matchstick kernels go to ``tests/fake_matchsticks.py`` and
+  ``tests/fake_matchstick_join.py``, and the symmetric search's to
   ``tests/fake_nqueens_symmetric.py`` instead;
 * ``RawKernel`` runs only the backend probe's kernel;
 * everything else (``zeros``, ``minimum``, dtypes, ...) is NumPy's, returning device arrays,
@@ -47,7 +48,8 @@ ATTRIBUTES = {  # an H100 SXM's values
 }
 _C_SCALARS = {"int": np.int32, "long long": np.int64}
 _C_POINTEES = {"nq_u32": np.uint32, "unsigned char": np.uint8, "nq_u64": np.uint64,
-               "int": np.int32, "ms_u32": np.uint32, "ms_u64": np.uint64}
+               "int": np.int32, "ms_u32": np.uint32, "ms_u64": np.uint64,
+               "mj_u32": np.uint32, "mj_u64": np.uint64}
 
 
 class DeviceArray(np.ndarray):
@@ -158,6 +160,14 @@ class FakeRawModule:
         signatures = kernel_signatures(self.code)
         if name not in signatures:
             raise LaunchError(f"no kernel {name!r} in the module")
+        if name.startswith("matchstick_join_"):  # kernels/matchstick_join.cu: tests/fake_matchstick_join.py
+            from fake_matchstick_join import JoinKernel
+
+            if name not in self.kernels:
+                self.kernels[name] = JoinKernel(name, signatures[name],
+                                                self.libraries["matchstick_join"])
+                self.kernels[name].on_launch = self.on_launch
+            return self.kernels[name]
         if name.startswith("matchsticks_"):  # kernels/matchsticks.cu: tests/fake_matchsticks.py
             from fake_matchsticks import MatchstickKernel
 
@@ -296,6 +306,7 @@ def make_fake_cupy(libraries: dict[str, Path], devices: int = 1) -> types.Module
     module.ndarray = DeviceArray
     module.asarray = driver_call(lambda a, dtype=None: _device(np.array(a, dtype=dtype, copy=True)))
     module.zeros = driver_call(lambda shape, dtype=float: _device(np.zeros(shape, dtype=dtype)))
+    module.ascontiguousarray = driver_call(lambda a, dtype=None: _device(np.ascontiguousarray(a, dtype=dtype)))
     module.zeros_like = driver_call(lambda a, dtype=None: _device(np.zeros_like(a, dtype=dtype)))
     module.RawModule = raw_module
     module.RawKernel = driver_call(FakeProbeKernel)

@@ -82,21 +82,29 @@ def test_too_large_grids_are_refused_with_the_limit():
         matchsticks(8, 8, removed=30, squares=3, backend="cpu")
 
 
-def test_square_tracking_runs_on_the_cpu_and_says_so(monkeypatch):
+def test_counting_by_squares_runs_on_the_cpu_and_says_so(monkeypatch):
     import gpuqueens.backends
 
     def no_probe():
-        raise AssertionError("the table never uses a GPU: no probe")
+        raise AssertionError("counting by squares never uses a GPU: no probe")
 
     monkeypatch.setattr(gpuqueens.backends, "gpu_status", no_probe)
-    assert matchstick_table(2, 2, [0], backend="auto").backend == "cpu"
-    with pytest.warns(gpuqueens.GPUFallbackWarning, match="puzzle table has no GPU version"):
-        table = matchstick_table(2, 2, [0], backend="gpu")
-    assert table.backend == "cpu" and table.rows == ((0, 4, 4),)
+    assert matchstick_table(2, 2, [0], backend="auto").backend == "cpu"  # small: no probe
     with pytest.warns(gpuqueens.GPUFallbackWarning, match="counting by squares"):
         assert matchsticks(2, 2, removed=4, squares=0, backend="gpu") == 4
     monkeypatch.setenv("GPUQUEENS_BACKEND", "gpu")
     with pytest.warns(gpuqueens.GPUFallbackWarning, match="GPUQUEENS_BACKEND='gpu'"):
+        matchsticks(2, 2, removed=4, squares=0)
+
+
+def test_the_table_on_gpu_without_one_is_refused(monkeypatch):
+    import gpuqueens.backends
+
+    monkeypatch.setattr(gpuqueens.backends, "gpu_status", lambda: (False, "no device in this test"))
+    with pytest.raises(gpuqueens.BackendUnavailableError, match="no device in this test"):
+        matchstick_table(2, 2, [0], backend="gpu")
+    monkeypatch.setenv("GPUQUEENS_BACKEND", "gpu")
+    with pytest.raises(gpuqueens.BackendUnavailableError):
         matchstick_table(2, 2, [0])
     with pytest.raises(ValueError, match="not one of"):
         matchstick_table(2, 2, [0], backend="tpu")

@@ -42,3 +42,13 @@ def test_public_api_on_gpu():
     assert gpuqueens.matchsticks(10, 10, removed=13, backend="gpu") == 135871476036610693224
     assert sum(gpuqueens.matchstick_counts(4, 14, backend="gpu")) == NO_LEAF_GRID[5][14]
     assert gpuqueens.matchstick_table(4, 4, [0], backend="gpu").rows == ((0, 9, 16),)
+
+
+def test_table_pairing_on_gpu_equals_the_cpu():
+    import gpuqueens
+    from seed_tables import SEED_6X6
+
+    table = gpuqueens.matchstick_table(6, 6, backend="gpu", workers=1)
+    assert table.backend == "gpu" and list(table.rows) == SEED_6X6
+    assert gpuqueens.matchstick_table(5, 5, backend="gpu").rows == \
+        gpuqueens.matchstick_table(5, 5, backend="cpu").rows

@@ -108,11 +108,11 @@ def test_interrupted_run_resumes_to_the_same_table(tmp_path, monkeypatch):
     path = tmp_path / "t.sqlite"
     real, calls = table.solve_round_unit, []
 
-    def dies_after_five(payload, stats=None):
+    def dies_after_five(payload, **options):
         calls.append(payload["C"])
         if len(calls) > 5:
             raise KeyboardInterrupt
-        return real(payload, stats)
+        return real(payload, **options)
 
     monkeypatch.setattr(table, "solve_round_unit", dies_after_five)
     with pytest.raises(KeyboardInterrupt):
@@ -126,19 +126,19 @@ def test_interrupted_in_a_later_round_resumes_from_that_round(tmp_path, monkeypa
     path = tmp_path / "t.sqlite"
     real, rounds = table.solve_round_unit, []
 
-    def dies_in_round_two(payload, stats=None):
+    def dies_in_round_two(payload, **options):
         rounds.append(payload["level"])
         if len(set(rounds)) > 1:
             raise KeyboardInterrupt
-        return real(payload, stats)
+        return real(payload, **options)
 
     monkeypatch.setattr(table, "solve_round_unit", dies_in_round_two)
     with pytest.raises(KeyboardInterrupt):
         gpuqueens.matchstick_table(4, 4, range(15), backend="cpu", checkpoint=path)
     first_level = rounds[0]
     rounds.clear()
-    monkeypatch.setattr(table, "solve_round_unit", lambda payload, stats=None: (
-        rounds.append(payload["level"]) or real(payload, stats)))
+    monkeypatch.setattr(table, "solve_round_unit", lambda payload, **options: (
+        rounds.append(payload["level"]) or real(payload, **options)))
     resumed = gpuqueens.matchstick_table(4, 4, range(15), backend="cpu", checkpoint=path,
                                          recheck=0)
     assert list(resumed.rows) == SEED_4X4

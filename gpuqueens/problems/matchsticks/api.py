@@ -20,8 +20,8 @@ from ..._checks import check_int
 from ...estimates import available_memory, check_memory
 from ...ledger import check_checkpoint_path
 from ...runner import check_run_options
-from ...backends import BACKEND_ENV, BACKENDS, GPUFallbackWarning, resolve_backend
-from ...workers import check_workers, executor_for, planned_processes
+from ...backends import BACKEND_ENV, BACKENDS, GPUFallbackWarning, requested_backend, resolve_backend
+from ...workers import check_workers, choose_backend, executor_for, planned_processes
 from .column_powers import count_by_column_powers
 from .costs import check_cost, power_cost, transfer_cost
 from .square_costs import exact_cost, exact_join_cost, table_cost
@@ -47,6 +47,8 @@ DEFAULT_SQUARES = range(15)
 #: of the centre patterns are shared out. 6×6 (seconds) stays in this process, 6×7
 #: (about a minute) and 7×7 use every core, as far as memory holds a process per core.
 TABLE_POOL_SECONDS = 30.0
+#: The smallest shorter side whose table ``backend="auto"`` sends to a usable GPU.
+MIN_GPU_TABLE_SHORT_SIDE = 6
 
 
 @dataclass(frozen=True)
@@ -107,14 +109,13 @@ class MatchstickTable:
 
 
 def square_tracking_backend(backend: str | None, what: str) -> str:
-    """Where problems 2 and 3 run: on the CPU, the only place they have so far.
+    """Where problem 2 (counting by squares) runs: on the CPU, the only place it has so far.
 
-    ``"auto"`` (the default) and ``"cpu"`` mean the CPU, without probing for a GPU.
-    ``"gpu"`` (as an argument or in ``GPUQUEENS_BACKEND``) runs on the CPU too, with a
-    :class:`gpuqueens.GPUFallbackWarning` that says so, so that code written for the GPU
-    gets its answer and learns where it was computed.
+    ``"auto"`` (the default) and ``"cpu"`` mean the CPU, without probing for a GPU. ``"gpu"``
+    (as an argument or in ``GPUQUEENS_BACKEND``) runs on the CPU too, with a
+    :class:`gpuqueens.GPUFallbackWarning` that says so.
 
-    >>> square_tracking_backend("auto", "the puzzle table")
+    >>> square_tracking_backend("auto", "counting by squares")
     'cpu'
     """
     choice = backend if backend is not None else (os.environ.get(BACKEND_ENV) or "auto")
@@ -211,6 +212,14 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     return count_exact_join(m, n, removed=removed, squares=squares)
 
 
+def _table_backend(backend: str | None, h: int, *, workers, executor, large: bool) -> str:
+    """Where a table's pairing runs: as every count (:func:`gpuqueens.backends.resolve_backend`),
+    except that ``"auto"`` keeps a shorter side below :data:`MIN_GPU_TABLE_SHORT_SIDE` on the CPU."""
+    if requested_backend(backend) == "auto" and h < MIN_GPU_TABLE_SHORT_SIDE:
+        return "cpu"
+    return choose_backend(backend, workers=workers, executor=executor, large_on_gpu=large)
+
+
 def _squares_asked(squares: Iterable[int] | None, m: int, n: int) -> list[int]:
     """The S values asked, checked one by one as they are read (a range by its ends), so
     that no huge request is built before it is refused."""
@@ -245,8 +254,9 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     ``squares``: the S values, at most the grid's number of squares (default: S = 0..14,
     as far as the grid has squares). The table comes from a meet-in-the-middle join at the
     centre column (``docs/matchsticks.md``): 6×6 in a few seconds, 7×7 in about ten minutes
-    and ~12 GB; the shorter side is limited to 7. It runs on the CPU
-    (:func:`square_tracking_backend`), as work units through
+    and ~12 GB; the shorter side is limited to 7. ``backend``: where the join's pairing runs
+    (``"auto"``: the GPU from a shorter side of 6 when one is usable; the half sweeps run on
+    the CPU); the result's ``backend`` says which. The table runs as work units through
     :func:`gpuqueens.runner.run_units`, one per round of the join and centre stick pattern:
     with ``checkpoint`` (one file) a killed run can be resumed, and ``progress`` shows a
     bar per round. ``recheck``: with a checkpoint, how many work units to solve again and
@@ -271,14 +281,15 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     if checkpoint is not None:
         checkpoint = check_checkpoint_path(checkpoint)
     wanted = _squares_asked(squares, m, n)
-    backend = square_tracking_backend(backend, "the puzzle table")
     h, w = orient(m, n)
     if h > MAX_JOIN_SHORT_SIDE:
         raise ValueError(f"{m}×{n}: the table is limited to a shorter side of {MAX_JOIN_SHORT_SIDE} "
                          f"(7×7 takes ~10 minutes and ~12 GB of memory); got {h}")
     cost = table_cost(h, w, wanted)
     check_cost(cost)
-    where = dict(workers=workers, executor=executor, large=cost.seconds >= TABLE_POOL_SECONDS,
+    large = cost.seconds >= TABLE_POOL_SECONDS
+    backend = _table_backend(backend, h, workers=workers, executor=executor, large=large)
+    where = dict(workers=workers, executor=executor, large=large,
                  units=len(centre_patterns(h)), memory_per_worker=cost.memory)
     processes = planned_processes(backend, **where)
     if executor is None and processes > 1:  # each worker process holds a round's half sweeps
@@ -287,5 +298,5 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     with executor_for(backend, **where) as chosen:
         run = {"checkpoint": checkpoint, "executor": chosen.executor, "progress": progress,
                "recheck": recheck}
-        rows = table_rows(h, w, wanted, run=run, wrap_solver=chosen.solver)
+        rows = table_rows(h, w, wanted, run=run, wrap_solver=chosen.solver, backend=backend)
     return MatchstickTable(m, n, tuple(rows), backend)

@@ -48,6 +48,8 @@ class Parts:
 
     xbits: np.ndarray    # float32 (patterns, crossing squares) 0/1, canonical order
     xbits_mirrored: np.ndarray | None  # the same patterns read as right parts (left side only)
+    xwords: np.ndarray   # uint64 (patterns,): the same bits, bit k = crossing square k
+    xwords_mirrored: np.ndarray | None
     ymask: np.ndarray    # int64 (parts, centre squares) 0/1
     yrows: list          # per centre square: bit mask of the C sticks it needs
     s: np.ndarray
@@ -129,8 +131,9 @@ def _decode(h, w, state, layout, mirrored) -> Parts:
     if not mirrored and 2 * mid == w:  # for a symmetric grid the right parts are these, mirrored
         mirror = [index[(r, u, w - c - u)] for r, u, c in crossing]
         xbits_mirrored = xbits[:, mirror]
+        xwords_mirrored = _words(xbits_mirrored)
     else:
-        xbits_mirrored = None
+        xbits_mirrored = xwords_mirrored = None
     ymask = np.stack(ycols, axis=1) if ycols else np.zeros((len(removed), 0), dtype=np.int64)
     H = layout.get(keys, "H").astype(np.int64)
     X = inverse.astype(np.int64).ravel()
@@ -138,8 +141,15 @@ def _decode(h, w, state, layout, mirrored) -> Parts:
     # Order by (H, X, r): each centre pattern's groups then meet nearly sorted keys.
     hx = H * len(xbits) + X
     order = np.lexsort((removed, hx))
-    return Parts(xbits, xbits_mirrored, ymask[order], yrows, s[order], removed[order],
-                 counts[order], hx[order])
+    return Parts(xbits, xbits_mirrored, unique.astype(U64), xwords_mirrored, ymask[order], yrows,
+                 s[order], removed[order], counts[order], hx[order])
+
+
+def _words(xbits: np.ndarray) -> np.ndarray:
+    """0/1 rows (patterns, bits) packed into one uint64 each, bit k from column k."""
+    weights = ONE << np.arange(xbits.shape[1], dtype=U64)
+    return (xbits.astype(U64) * weights[None, :]).sum(axis=1, dtype=U64) if xbits.shape[1] \
+        else np.zeros(len(xbits), dtype=U64)
 
 
 def half_parts(h: int, w: int, caps: dict[int, int], primes: np.ndarray,

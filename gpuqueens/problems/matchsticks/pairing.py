@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .bounds import unit_square_bound
 from .grid import mirror_pattern, stick_count
 from .halves import Parts, half_parts
 from .keys import U64, merge_equal_keys
@@ -86,6 +87,7 @@ class Round:
     primes: np.ndarray
     primes_list: list[int]
     cap: np.ndarray              # cap[S] = largest R asked for S (-1: S not asked)
+    lower: dict[int, int]        # S -> the unit-square lower bound on its R (<= its cap)
     left_penalty: np.ndarray     # the left rows' penalty features (independent of C)
     sweep: SweepStats            # the half sweep's sizes
     seconds: float               # preparing the round: half sweeps and decoding
@@ -104,8 +106,10 @@ def prepare_round(h: int, w: int, caps: dict[int, int], level: int,
     cap = np.full(2 * max(caps) + left.xbits.shape[1] + 1, -1, dtype=np.int64)
     for q, c in caps.items():
         cap[q] = c
+    start = unit_square_bound(h, w, max(max(caps), slack)).before_start()  # the halves' own
+    lower = {q: min(c, int(start[min(q, len(start) - 1)])) for q, c in caps.items()}
     return Round(h, w, dict(caps), level, left, right, right is left, primes, primes_list, cap,
-                 penalty_table(h, None, penalty_scale(level)), sweep,
+                 lower, penalty_table(h, None, penalty_scale(level)), sweep,
                  time.perf_counter() - begin)
 
 

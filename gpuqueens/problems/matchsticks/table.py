@@ -127,12 +127,20 @@ def _round_of(payload: Mapping[str, Any]) -> Round:
                          payload["max_entries"], payload["slack"])
 
 
-def solve_round_unit(payload: Mapping[str, Any], stats: JoinStats | None = None) -> tuple[int, ...]:
+def solve_round_unit(payload: Mapping[str, Any], stats: JoinStats | None = None,
+                     backend: str = "cpu") -> tuple[int, ...]:
     """One unit: ``(R, count)`` for each S of the round in order, ``R = -1`` where none.
+    ``backend="gpu"``: the pairing runs on the current CUDA device (:mod:`.gpu_join`),
+    with the same result.
 
     Picklable, so process pools and Dask can run it; the half sweeps are cached per process.
     """
-    found = join_centre(_round_of(payload), payload["C"], stats)
+    if backend == "gpu":
+        from .gpu_join import join_centre_gpu
+
+        found = join_centre_gpu(_round_of(payload), payload["C"], stats)
+    else:
+        found = join_centre(_round_of(payload), payload["C"], stats)
     return tuple(v for q, _ in payload["caps"] for v in found.get(q, (-1, 0)))
 
 
@@ -147,7 +155,8 @@ def _decode(caps: dict[int, int], flat: tuple[int, ...]) -> dict[int, tuple[int,
 
 def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any] | None = None,
                max_entries: int | None = None, stats: JoinStats | None = None,
-               wrap_solver: Callable[[Callable], Callable] | None = None) -> Rows:
+               wrap_solver: Callable[[Callable], Callable] | None = None,
+               backend: str = "cpu") -> Rows:
     """Rows ``(S, fewest R, count)`` for each S asked (``(S, None, 0)`` when impossible) of
     an m×n grid, round by round through :func:`gpuqueens.runner.run_units`.
 
@@ -156,6 +165,8 @@ def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any]
     what memory holds. ``stats`` adds up the join's sizes and times; it sees only the units
     solved in this process, so it is refused with an executor. ``wrap_solver``: turns the
     unit solver into the one the executor runs (:meth:`gpuqueens.workers.Workers.solver`).
+    ``backend``: where the units' pairing runs, ``"cpu"`` or ``"gpu"`` (the half sweeps run
+    on the CPU either way).
     """
     wanted = sorted(set(squares))
     h, w = orient(m, n)
@@ -164,8 +175,7 @@ def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any]
         raise ValueError("stats are gathered in this process only: not with an executor")
     job = {"problem": "matchstick-table", "format": JOB_FORMAT, "m": h, "n": w,
            "squares": wanted}
-    solve = solve_round_unit if stats is None else functools.partial(solve_round_unit,
-                                                                     stats=stats)
+    solve = functools.partial(solve_round_unit, stats=stats, backend=backend)
     if wrap_solver is not None:
         solve = wrap_solver(solve)
 
@@ -185,3 +195,7 @@ def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any]
     finally:  # this process's copies of the last round's parts and of the bound
         _prepared.cache_clear()
         unit_square_bound.cache_clear()
+        if backend == "gpu":
+            from .gpu_join import release_device_sides
+
+            release_device_sides()

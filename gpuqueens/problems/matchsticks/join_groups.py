@@ -1,0 +1,118 @@
+"""A side's *groups* for one centre pattern C, built with array operations only, so that the
+same code runs on NumPy arrays (the CPU run of the GPU pairing) and on CuPy arrays (the GPU).
+
+For C, a part (:mod:`.halves`) becomes a group key (H, X, s' = s + the centre squares that C
+closes) that keeps the fewest removals r and the count at it (the sweep's semiring), as
+:func:`.pairing.join_centre` does on the CPU. The groups come as
+:class:`.join_twin.GroupArrays` (what the pairing kernel reads), sorted by the score
+s' + 2r for the descriptors of :mod:`.join_blocks`.
+
+The merge sorts one int64 key (the group key, then r) and sums the counts of each run of
+equal keys by a cumulative sum (residues below 2^31: fewer than 2^33 of them cannot wrap
+uint64), so it needs no ``reduceat``.
+
+>>> import numpy as np
+>>> from gpuqueens.problems.matchsticks.halves import half_parts
+>>> primes = np.array([2147483647], dtype=np.uint64)
+>>> left, _ = half_parts(2, 2, {q: 12 for q in range(6)}, primes)
+>>> g = side_groups(np, DeviceParts.of(np, left), 0b11, 5, primes)
+>>> len(g.groups), g.score.tolist() == sorted(g.score.tolist())
+(5, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .halves import Parts
+from .join_twin import GroupArrays
+
+__all__ = ["DeviceParts", "SideGroups", "side_groups"]
+
+
+@dataclass
+class DeviceParts:
+    """The arrays of :class:`.halves.Parts` that the groups need, on one array module."""
+
+    hx: Any          # int64 (parts,): H * patterns + X (X: index of the crossing pattern)
+    patterns: int
+    s: Any           # int64
+    r: Any           # int64
+    ymask: Any       # int64 (parts, centre squares) 0/1
+    yrows: list      # per centre square: the C sticks it needs
+    counts: Any      # uint64 (parts, primes)
+    xwords: Any      # uint64 (patterns,): crossing bits
+    xwords_mirrored: Any  # the same read as right parts (left side of an even width only)
+
+    @classmethod
+    def of(cls, xp, parts: Parts) -> DeviceParts:
+        """``parts`` on array module ``xp``."""
+        mirrored = None if parts.xwords_mirrored is None else xp.asarray(parts.xwords_mirrored)
+        return cls(xp.asarray(parts.hx), len(parts.xwords), xp.asarray(parts.s),
+                   xp.asarray(parts.r), xp.asarray(parts.ymask), list(parts.yrows),
+                   xp.asarray(parts.counts), xp.asarray(parts.xwords), mirrored)
+
+
+@dataclass
+class SideGroups:
+    """One side's groups for one C, sorted by ``score`` = s' + 2r."""
+
+    groups: GroupArrays
+    score: Any
+    X: Any               # each group's crossing pattern index (for the mirrored side)
+
+    def mirrored(self, xwords_mirrored) -> SideGroups:
+        """The same groups read as the right side of a symmetric join."""
+        g = self.groups
+        return SideGroups(GroupArrays(xwords_mirrored[self.X], g.hs, g.r, g.counts), self.score,
+                          self.X)
+
+
+def _segments(xp, key):
+    """Start of each run of equal values in a sorted key, and each entry's run index."""
+    change = xp.ones(len(key), dtype=bool)
+    change[1:] = key[1:] != key[:-1]
+    return xp.flatnonzero(change), xp.cumsum(change) - 1
+
+
+def _run_sums(xp, values, starts, primes):
+    """Per run, the sum of ``values`` (uint64 residues, one column per prime) mod p."""
+    total = xp.cumsum(values, axis=0, dtype=xp.uint64)
+    ends = xp.concatenate([starts[1:], xp.asarray([len(values)], dtype=starts.dtype)])
+    ends = ends[:len(starts)] - 1          # no run at all: no end either
+    sums = total[ends]
+    sums[1:] -= total[starts[1:] - 1]
+    return sums % xp.asarray(primes, dtype=xp.uint64)
+
+
+def side_groups(xp, parts: DeviceParts, C: int, max_squares: int,
+                primes: np.ndarray) -> SideGroups:
+    """The groups of one side for centre pattern C (fewest r per group key)."""
+    s = parts.s
+    for k, rows in enumerate(parts.yrows):
+        if (C & rows) == rows:   # C keeps this centre square's side: it closes
+            s = s + parts.ymask[:, k]
+    ok = xp.flatnonzero(s <= max_squares)
+    r = parts.r[ok]
+    top = int(r.max()) if len(r) else 0
+    group_key = parts.hx[ok] * (max_squares + 1) + s[ok]
+    order = xp.argsort(group_key * (top + 1) + r)
+    group_key, r = group_key[order], r[order]
+    rows = ok[order]
+    starts, run = _segments(xp, group_key)     # the first of a run holds the fewest r
+    at_fewest = r == r[starts][run]
+    counts = _run_sums(xp, parts.counts[rows] * at_fewest[:, None].astype(xp.uint64), starts, primes)
+    key, fewest = group_key[starts], r[starts]
+    s_group = key % (max_squares + 1)
+    hx = key // (max_squares + 1)
+    H, X = hx // parts.patterns, hx % parts.patterns
+    score = s_group + 2 * fewest
+    order = xp.argsort(score)
+    groups = GroupArrays(parts.xwords[X[order]],
+                         (H[order] | s_group[order] << 16).astype(xp.uint32),
+                         fewest[order].astype(xp.int32),
+                         xp.ascontiguousarray(counts[order].T.astype(xp.uint32)))
+    return SideGroups(groups, score[order], X[order])

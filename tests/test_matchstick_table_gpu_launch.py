@@ -1,0 +1,76 @@
+"""The puzzle table's GPU pairing, run without a GPU.
+
+Two checks: the pairing pipeline of gpuqueens/problems/matchsticks/gpu_join.py on NumPy
+arrays with the kernel's NumPy twin against the CPU's pairing (BLAS products), centre
+pattern by centre pattern; and whole tables with ``backend="gpu"`` through the CuPy
+stand-in (tests/fake_cupy.py), whose ``matchstick_join_pairs`` launches are checked and run
+by the host build of the kernel (tests/fake_matchstick_join.py), against the CPU tables.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+
+import numpy as np
+import pytest
+from fake_cupy import make_fake_cupy
+from fake_matchstick_join import shared_library
+from seed_tables import SEED_6X6
+
+import gpuqueens
+from gpuqueens import backends, kernels
+from gpuqueens.problems.matchsticks import gpu_join
+from gpuqueens.problems.matchsticks.pairing import JoinStats, centre_patterns, join_centre, prepare_round
+
+needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+
+
+@pytest.mark.parametrize("h,w,level,top", [(2, 3, 12, 11), (3, 3, 20, 11), (3, 4, 25, 11),
+                                           (4, 4, 30, 11), (4, 4, 19, 0)])
+def test_twin_pipeline_equals_the_cpu_pairing(h, w, level, top):
+    # top = 0: only S = 0 asked, so that some centre patterns leave a side without groups
+    rnd = prepare_round(h, w, {q: (level - q) // 2 for q in range(top + 1)}, level)
+    sides = gpu_join.device_sides(np, rnd)
+    cpu, twin = JoinStats(), JoinStats()
+    for C in centre_patterns(h):
+        assert gpu_join.table_centre(sides, rnd, C, gpu_join.twin_pairing, twin) == \
+            join_centre(rnd, C, cpu)
+    assert twin.groups == cpu.groups and twin.hits > 0
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    fake = make_fake_cupy({"matchstick_join": shared_library()})
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    backends.gpu_status.cache_clear()
+    kernels._load.cache_clear()
+    yield fake
+    backends.gpu_status.cache_clear()
+    kernels._load.cache_clear()
+
+
+def _launches():
+    return kernels.load_module(gpu_join.KERNEL_SOURCE).get_function("matchstick_join_pairs").launches
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+@pytest.mark.parametrize("m,n", [(4, 4), (5, 5), (3, 6)])
+def test_gpu_tables_equal_the_cpu_tables(fake_gpu, m, n):
+    on_gpu = gpuqueens.matchstick_table(m, n, backend="gpu", workers=1)
+    assert on_gpu.backend == "gpu" and len(_launches()) > 0
+    assert on_gpu.rows == gpuqueens.matchstick_table(m, n, backend="cpu").rows
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_auto_runs_a_6x6_table_on_the_gpu(fake_gpu):
+    on_gpu = gpuqueens.matchstick_table(6, 6, [0, 3, 13], backend="auto", workers=1)
+    assert on_gpu.backend == "gpu" and len(_launches()) > 0
+    assert list(on_gpu.rows) == [row for row in SEED_6X6 if row[0] in (0, 3, 13)]  # the CPU's
+
+
+def test_auto_keeps_small_tables_on_the_cpu(fake_gpu):
+    assert gpuqueens.matchstick_table(5, 5, [0], backend="auto").backend == "cpu"
+    assert not fake_gpu.fake_cuda.initialised_pid  # no probe, no launch
