@@ -9,37 +9,24 @@ for the chunk and the bins), and run by the host emulation in
 
 from __future__ import annotations
 
-import atexit
 import ctypes
-import functools
-import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
+from emulators import NATIVE, build_emulator, emulator_path, pointer
 from fake_cupy import FakeKernel, LaunchError
 
 BLOCK, BLOCK_WORDS, WINDOW_WORDS, CHUNK_BYTES = 256, 6, 3, 256 * 16
-SOURCE = Path(__file__).resolve().parent / "native" / "matchstick_join_emulator.cu"
+SOURCE = NATIVE / "matchstick_join_emulator.cu"
 
 
 def build_library(target: Path) -> Path:
     """The emulator as a shared library at ``target`` (nvcc, host code only)."""
-    subprocess.run(["nvcc", "-O2", "-std=c++17", "-shared", "-Xcompiler", "-fPIC", "-o", str(target),
-                    str(SOURCE)], check=True, timeout=300)
-    return target
+    return build_emulator(SOURCE, target)
 
 
-@functools.lru_cache(maxsize=None)
 def shared_library() -> Path:
-    """The emulator built once per process."""
-    folder = tempfile.mkdtemp(prefix="matchstick_join_emulator_")
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    return build_library(Path(folder) / "emulator.so")
-
-
-def _pointer(array) -> ctypes.c_void_p:
-    return ctypes.c_void_p(array.ctypes.data)
+    """The emulator, built once per process."""
+    return emulator_path(SOURCE)
 
 
 class JoinKernel(FakeKernel):
@@ -72,11 +59,11 @@ class JoinKernel(FakeKernel):
         self._need(windows.size >= WINDOW_WORDS * (max_s + 1), "windows too short")
         self._need(primes.size >= prime_count, "primes too short")
         self._need(hits.size >= bins and residues.size >= bins * prime_count, "bins too short")
-        rc = self.function(grid, block, shared_mem, *[_pointer(a) for a in (left_x, left_hs, left_r, left_counts)],
+        rc = self.function(grid, block, shared_mem, *[pointer(a) for a in (left_x, left_hs, left_r, left_counts)],
                            ctypes.c_longlong(left_n),
-                           *[_pointer(a) for a in (right_x, right_hs, right_r, right_counts)],
-                           ctypes.c_longlong(right_n), _pointer(blocks), ctypes.c_longlong(block_count),
-                           _pointer(windows), max_s, int(level), bins, int(valid_one), int(valid_zero),
-                           int(removed_c), _pointer(primes), prime_count, _pointer(hits),
-                           _pointer(residues))
+                           *[pointer(a) for a in (right_x, right_hs, right_r, right_counts)],
+                           ctypes.c_longlong(right_n), pointer(blocks), ctypes.c_longlong(block_count),
+                           pointer(windows), max_s, int(level), bins, int(valid_one), int(valid_zero),
+                           int(removed_c), pointer(primes), prime_count, pointer(hits),
+                           pointer(residues))
         self._need(rc == 0, "the emulator refused the launch")

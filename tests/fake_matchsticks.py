@@ -9,37 +9,24 @@ in ``tests/native/matchsticks_launch_emulator.cu`` (the kernel's own phases).
 
 from __future__ import annotations
 
-import atexit
 import ctypes
-import functools
-import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
+from emulators import NATIVE, build_emulator, emulator_path, pointer
 from fake_cupy import FakeKernel, LaunchError
 
 LANES, LANE_WORDS, MAX_TILE_STEPS, PASS_BLOCKS, MAX_BLOCK = 8, 7, 11, (128, 256), 256
-SOURCE = Path(__file__).resolve().parent / "native" / "matchsticks_launch_emulator.cu"
+SOURCE = NATIVE / "matchsticks_launch_emulator.cu"
 
 
 def build_library(target: Path) -> Path:
     """The emulator as a shared library at ``target`` (nvcc, host code only)."""
-    subprocess.run(["nvcc", "-O2", "-std=c++17", "-shared", "-Xcompiler", "-fPIC", "-o", str(target),
-                    str(SOURCE)], check=True, timeout=300)
-    return target
+    return build_emulator(SOURCE, target)
 
 
-@functools.lru_cache(maxsize=None)
 def shared_library() -> Path:
-    """The emulator built once per process (for the tests of several modules)."""
-    folder = tempfile.mkdtemp(prefix="matchsticks_emulator_")
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    return build_library(Path(folder) / "emulator.so")
-
-
-def _pointer(array) -> ctypes.c_void_p:
-    return ctypes.c_void_p(array.ctypes.data)
+    """The emulator, built once per process."""
+    return emulator_path(SOURCE)
 
 
 class MatchstickKernel(FakeKernel):
@@ -67,8 +54,8 @@ class MatchstickKernel(FakeKernel):
             self._need(shared_mem >= (2 << steps) * LANES * 4, "shared memory below the tile")
             self._need(min(source.size, target.size) >= groups * (LANES << (h + 2)), "states too short")
             self._need(lanes.size >= groups * LANES * LANE_WORDS, "lane table too short")
-            rc = self.function(grid, block, shared_mem, _pointer(source), _pointer(target),
-                               _pointer(lanes), ctypes.c_longlong(groups), h, first_row, steps,
+            rc = self.function(grid, block, shared_mem, pointer(source), pointer(target),
+                               pointer(lanes), ctypes.c_longlong(groups), h, first_row, steps,
                                int(right_mask))
         else:
             a, b, lanes, weights, groups, chunks, h, partial = args
@@ -77,7 +64,7 @@ class MatchstickKernel(FakeKernel):
             self._need(min(a.size, b.size) >= groups * (LANES << (h + 2)), "states too short")
             self._need(weights.size >= groups * LANES * (h + 2) * 2, "weights too short")
             self._need(partial.size >= grid * block, "partial sums too short")
-            rc = self.function(grid, block, shared_mem, _pointer(a), _pointer(b), _pointer(lanes),
-                               _pointer(weights), ctypes.c_longlong(groups),
-                               ctypes.c_longlong(chunks), h, _pointer(partial))
+            rc = self.function(grid, block, shared_mem, pointer(a), pointer(b), pointer(lanes),
+                               pointer(weights), ctypes.c_longlong(groups),
+                               ctypes.c_longlong(chunks), h, pointer(partial))
         self._need(rc == 0, "the emulator refused the launch")

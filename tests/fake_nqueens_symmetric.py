@@ -9,33 +9,20 @@ search code).
 
 from __future__ import annotations
 
-import atexit
 import ctypes
 import functools
-import shutil
-import subprocess
-import tempfile
-from pathlib import Path
 
+from emulators import NATIVE, emulator_path
 from fake_cupy import FakeKernel, LaunchError
 
-SOURCE = Path(__file__).resolve().parent / "native" / "nqueens_symmetric_emulator.cu"
+SOURCE = NATIVE / "nqueens_symmetric_emulator.cu"
 RECORD_WORDS = 9
-
-
-def build_library(target: Path) -> Path:
-    """The emulator as a shared library at ``target`` (nvcc, host code only)."""
-    subprocess.run(["nvcc", "-O2", "-std=c++17", "-shared", "-Xcompiler", "-fPIC", "-o", str(target),
-                    str(SOURCE)], check=True, timeout=300)
-    return target
 
 
 @functools.lru_cache(maxsize=None)
 def shared_library() -> ctypes.CDLL:
     """The emulator, built and loaded once per process."""
-    folder = tempfile.mkdtemp(prefix="nqueens_symmetric_emulator_")
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    library = ctypes.CDLL(str(build_library(Path(folder) / "emulator.so")))
+    library = ctypes.CDLL(str(emulator_path(SOURCE)))
     for name in ("emulate_nqueens_symmetric", "emulate_nqueens_symmetric_each"):
         getattr(library, name).restype = None
     return library

@@ -1,0 +1,34 @@
+"""Host emulators of the CUDA kernels (tests/native/*_emulator.cu): each kernel's own code
+built by nvcc as a host-only shared library, for the CuPy stand-in and the kernel tests."""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import functools
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+NATIVE = Path(__file__).resolve().parent / "native"
+
+
+def build_emulator(source: Path, target: Path) -> Path:
+    """``source`` as a shared library at ``target`` (nvcc, host code only)."""
+    subprocess.run(["nvcc", "-O2", "-std=c++17", "-shared", "-Xcompiler", "-fPIC", "-o", str(target),
+                    str(source)], check=True, timeout=300)
+    return target
+
+
+@functools.lru_cache(maxsize=None)
+def emulator_path(source: Path) -> Path:
+    """``source`` built once per process, in a folder removed at exit."""
+    folder = tempfile.mkdtemp(prefix=f"{source.stem}_")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return build_emulator(source, Path(folder) / "emulator.so")
+
+
+def pointer(array) -> ctypes.c_void_p:
+    """A NumPy array's data, for an emulator's pointer argument."""
+    return ctypes.c_void_p(array.ctypes.data)
