@@ -18,28 +18,6 @@ from gpuqueens.problems.matchsticks.pairing import centre_patterns
 TABLE_4X4 = gpuqueens.matchstick_table(4, 4, backend="cpu", workers=1).rows
 
 
-@pytest.fixture
-def pools(monkeypatch):
-    """Every WorkerPool made during the test, in order of creation."""
-    made = []
-
-    class RecordedPool(workers.WorkerPool):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            made.append(self)
-
-    monkeypatch.setattr(workers, "WorkerPool", RecordedPool)
-    return made
-
-
-@pytest.fixture
-def no_pools(monkeypatch):
-    def refuse(*args, **kwargs):
-        raise AssertionError("a worker pool was started")
-
-    monkeypatch.setattr(workers, "WorkerPool", refuse)
-
-
 @pytest.mark.parametrize("bad,error", [(True, TypeError), (2.0, TypeError), ("2", TypeError),
                                        (0, ValueError), (-1, ValueError)])
 def test_bad_workers_are_refused(no_pools, bad, error):

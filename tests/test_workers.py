@@ -24,28 +24,6 @@ from gpuqueens.problems.nqueens import plan
 
 
 @pytest.fixture
-def pools(monkeypatch):
-    """Every WorkerPool made during the test, in order of creation."""
-    made = []
-
-    class RecordedPool(workers.WorkerPool):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            made.append(self)
-
-    monkeypatch.setattr(workers, "WorkerPool", RecordedPool)
-    return made
-
-
-@pytest.fixture
-def no_pools(monkeypatch):
-    def refuse(*args, **kwargs):
-        raise AssertionError("a worker pool was started")
-
-    monkeypatch.setattr(workers, "WorkerPool", refuse)
-
-
-@pytest.fixture
 def small_long_counts(monkeypatch):
     """Count n=12 as a "long" CPU count in 16 units, so defaults start pools quickly."""
     monkeypatch.setitem(nqueens_api.POOL_MIN_N, "cpu", 12)
