@@ -102,11 +102,7 @@ def exact_groups(parts: Parts, C: int, squares: int, removed: int,
                  primes: np.ndarray) -> ExactGroups:
     """Fix the centre sticks C: close the centre squares they complete, drop the parts
     with more than S squares, and add up the counts of equal (H, X, s', r)."""
-    if parts.yrows:
-        closing = np.array([(C & rows) == rows for rows in parts.yrows], dtype=np.int64)
-        s = parts.s + parts.ymask @ closing
-    else:
-        s = parts.s
+    s = parts.squares_with_centre(C)
     ok = np.flatnonzero(s <= squares)
     key = (parts.hx[ok] * (removed + 1) + parts.r[ok]) * (squares + 1) + s[ok]
     (key,), counts = merge_equal_keys([key], parts.counts, primes, rows=ok)

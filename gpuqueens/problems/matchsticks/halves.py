@@ -58,6 +58,14 @@ class Parts:
     hx: np.ndarray       # H * len(xbits) + X: the h+1 centre horizontals H (bit i: row i)
                          # and the index X of the part's crossing pattern in xbits
 
+    def squares_with_centre(self, C: int) -> np.ndarray:
+        """Each part's squares once the centre sticks are C: its own, plus the centre
+        squares that C completes (all of whose sticks the part and C keep)."""
+        if not self.yrows:
+            return self.s
+        closing = np.array([(C & rows) == rows for rows in self.yrows], dtype=np.int64)
+        return self.s + self.ymask @ closing
+
 
 def crossing_squares(h: int, w: int) -> list[tuple[int, int, int]]:
     """The squares (r, u, c) that cross the centre line: left column c < mid < c + u."""

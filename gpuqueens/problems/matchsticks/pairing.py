@@ -130,11 +130,7 @@ def _groups(parts: Parts, C: int, max_squares: int, primes: np.ndarray) -> _Grou
 
     The parts are ordered by (H, X, r), so the key sort below meets nearly sorted keys.
     """
-    if parts.yrows:
-        closing = np.array([(C & rows) == rows for rows in parts.yrows], dtype=np.int64)
-        s = parts.s + parts.ymask @ closing
-    else:
-        s = parts.s
+    s = parts.squares_with_centre(C)
     ok = np.flatnonzero(s <= max_squares)
     key = parts.hx[ok] * (max_squares + 1) + s[ok]
     (key,), fewest, counts = merge_equal_keys([key], parts.counts, primes,
