@@ -32,3 +32,21 @@ def emulator_path(source: Path) -> Path:
 def pointer(array) -> ctypes.c_void_p:
     """A NumPy array's data, for an emulator's pointer argument."""
     return ctypes.c_void_p(array.ctypes.data)
+
+
+def sm90_resources(kernel: Path, folder: Path) -> tuple[dict[str, int], list[tuple[int, ...]]]:
+    """Compile ``kernel`` for sm_90 with every warning an error (the test fails if it does
+    not compile cleanly); return the registers of each entry function and, per function,
+    its (stack frame, spill stores, spill loads) bytes."""
+    import re
+
+    result = subprocess.run(["nvcc", "-arch=sm_90", "-std=c++17", "--resource-usage", "-Werror",
+                             "all-warnings", "-c", str(kernel), "-o", str(folder / "k.o")],
+                            capture_output=True, text=True, timeout=300)
+    report = result.stdout + result.stderr
+    assert result.returncode == 0 and "warning" not in report.lower(), report
+    registers = {name: int(count) for name, count in
+                 re.findall(r"Compiling entry function '(\w+)'.*?Used (\d+) registers", report, re.S)}
+    frames = [tuple(map(int, frame)) for frame in re.findall(
+        r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", report)]
+    return registers, frames

@@ -10,13 +10,12 @@ weights, columns across several chunks), windows, centre masks and primes.
 from __future__ import annotations
 
 import ctypes
-import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from emulators import pointer, sm90_resources
 from fake_matchstick_join import shared_library
 
 from gpuqueens.problems.matchsticks import join_twin as twin
@@ -38,22 +37,10 @@ def emulator():
 
 
 def test_compiles_for_sm90_without_warnings_spills_or_stack(tmp_path):
-    result = subprocess.run(["nvcc", "-arch=sm_90", "-std=c++17", "--resource-usage", "-Werror",
-                             "all-warnings", "-c", str(KERNEL), "-o", str(tmp_path / "k.o")],
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    report = result.stdout + result.stderr
-    assert "warning" not in report.lower(), report
-    registers = re.findall(r"Compiling entry function 'matchstick_join_pairs'.*?Used (\d+) registers",
-                           report, re.S)
-    assert len(registers) == 1 and int(registers[0]) * twin.BLOCK_ROWS * 4 <= 65536, report
-    frames = re.findall(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads",
-                        report)
-    assert frames and all(int(b) == 0 for frame in frames for b in frame), report
-
-
-def _pointer(array):
-    return ctypes.c_void_p(array.ctypes.data)
+    registers, frames = sm90_resources(KERNEL, tmp_path)
+    assert set(registers) == {"matchstick_join_pairs"}, registers
+    assert registers["matchstick_join_pairs"] * twin.BLOCK_ROWS * 4 <= 65536, registers
+    assert frames and all(b == 0 for frame in frames for b in frame), frames
 
 
 def _groups(rng, n, primes, h, bits, top_s, top_r):
@@ -110,11 +97,11 @@ def _emulate(lib, case, shared=None, block=twin.BLOCK_ROWS):
     arrays = [np.ascontiguousarray(a) for a in (left.x, left.hs, left.r, left.counts, right.x, right.hs,
                                                  right.r, right.counts, case["blocks"], case["windows"])]
     rc = lib.emulate_matchstick_join_pairs(
-        count, block, need if shared is None else shared, *map(_pointer, arrays[:4]),
-        ctypes.c_longlong(len(left)), *map(_pointer, arrays[4:8]), ctypes.c_longlong(len(right)),
-        _pointer(arrays[8]), ctypes.c_longlong(count), _pointer(arrays[9]), len(case["windows"]) - 1,
+        count, block, need if shared is None else shared, *map(pointer, arrays[:4]),
+        ctypes.c_longlong(len(left)), *map(pointer, arrays[4:8]), ctypes.c_longlong(len(right)),
+        pointer(arrays[8]), ctypes.c_longlong(count), pointer(arrays[9]), len(case["windows"]) - 1,
         case["level"], bins, case["valid_one"], case["valid_zero"], case["removed_c"],
-        _pointer(primes32), len(primes), _pointer(hits), _pointer(residues))
+        pointer(primes32), len(primes), pointer(hits), pointer(residues))
     return rc, hits, residues % primes[:, None]
 
 

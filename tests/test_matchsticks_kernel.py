@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import ctypes
 import random
-import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from emulators import sm90_resources
 from fake_matchsticks import shared_library
 
 from gpuqueens.problems.matchsticks import evaluation as ev
@@ -44,17 +43,9 @@ def emulator():
 
 
 def test_compiles_for_sm90_without_warnings_or_spills(tmp_path):
-    result = subprocess.run(["nvcc", "-arch=sm_90", "-std=c++17", "--resource-usage", "-Werror",
-                             "all-warnings", "-c", str(KERNEL), "-o", str(tmp_path / "k.o")],
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    report = result.stdout + result.stderr
-    assert "warning" not in report.lower(), report
-    usage = {name: int(regs) for name, regs in
-             re.findall(r"Compiling entry function '(\w+)'.*?Used (\d+) registers", report, re.S)}
-    assert set(usage) == {"matchsticks_pass", "matchsticks_join"}, report
-    frames = re.findall(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", report)
-    assert len(frames) == 2 and all(int(b) == 0 for frame in frames for b in frame), report
+    usage, frames = sm90_resources(KERNEL, tmp_path)
+    assert set(usage) == {"matchsticks_pass", "matchsticks_join"}, usage
+    assert len(frames) == 2 and all(b == 0 for frame in frames for b in frame), frames
     assert usage["matchsticks_pass"] * 256 * 3 <= 65536, usage  # three blocks per SM
 
 
