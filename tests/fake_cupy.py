@@ -33,7 +33,10 @@ from __future__ import annotations
 import ctypes
 import os
 import re
+import sys
 import types
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -146,6 +149,22 @@ class FakeKernel:
                  ctypes.c_int(split), ctypes.c_longlong(count), *pointers)
 
 
+class EmulatedKernel(FakeKernel):
+    """A kernel whose launch runs ``emulate_<name>`` of a host emulator (returning an int
+    status) after its own contract checks (:meth:`_need`); no static shared memory."""
+
+    def __init__(self, name: str, signature, library):
+        super().__init__(name, signature, library, sum_words=0)
+        self.shared_size_bytes = 0
+        self.max_dynamic_shared_size_bytes = 48 * 1024
+        self.function = getattr(library, f"emulate_{name}")
+        self.function.restype = ctypes.c_int
+
+    def _need(self, ok: bool, message: str) -> None:
+        if not ok:
+            raise LaunchError(f"{self.name}: {message}")
+
+
 class FakeRawModule:
     def __init__(self, *, code: str, options: tuple[str, ...] = (), libraries=None):
         self.code, self.options = code, tuple(options)
@@ -163,30 +182,26 @@ class FakeRawModule:
         if name.startswith("matchstick_join_"):  # kernels/matchstick_join.cu: tests/fake_matchstick_join.py
             from fake_matchstick_join import JoinKernel
 
-            if name not in self.kernels:
-                self.kernels[name] = JoinKernel(name, signatures[name],
-                                                self.libraries["matchstick_join"])
-                self.kernels[name].on_launch = self.on_launch
-            return self.kernels[name]
+            return self._kernel(name, lambda: JoinKernel(name, signatures[name],
+                                                         self.libraries["matchstick_join"]))
         if name.startswith("matchsticks_"):  # kernels/matchsticks.cu: tests/fake_matchsticks.py
             from fake_matchsticks import MatchstickKernel
 
-            if name not in self.kernels:
-                self.kernels[name] = MatchstickKernel(name, signatures[name],
-                                                      self.libraries["matchsticks"])
-                self.kernels[name].on_launch = self.on_launch
-            return self.kernels[name]
+            return self._kernel(name, lambda: MatchstickKernel(name, signatures[name],
+                                                               self.libraries["matchsticks"]))
         if name.startswith("nqueens_symmetric"):  # kernels/nqueens_symmetric.cu: tests/fake_nqueens_symmetric.py
             from fake_nqueens_symmetric import SymmetricKernel
 
-            if name not in self.kernels:
-                self.kernels[name] = SymmetricKernel(name, signatures[name])
-                self.kernels[name].on_launch = self.on_launch
-            return self.kernels[name]
+            return self._kernel(name, lambda: SymmetricKernel(name, signatures[name]))
         counting = "-DNQ_COUNT_NODES" in self.options
         library = self.libraries["nodes" if counting else "plain"]
+        return self._kernel(name, lambda: FakeKernel(name, signatures[name], library,
+                                                     2 if counting else 1))
+
+    def _kernel(self, name: str, make) -> FakeKernel:
+        """The module's kernel ``name``, made on first use and wired to the driver's log."""
         if name not in self.kernels:
-            self.kernels[name] = FakeKernel(name, signatures[name], library, 2 if counting else 1)
+            self.kernels[name] = make()
             self.kernels[name].on_launch = self.on_launch
         return self.kernels[name]
 
@@ -321,3 +336,22 @@ def make_fake_cupy(libraries: dict[str, Path], devices: int = 1) -> types.Module
                                         runtime=runtime, driver=driver)
     module.fake_cuda = cuda  # for tests: the fake driver's state
     return module
+
+
+@contextmanager
+def fake_cupy_installed(monkeypatch, libraries: dict[str, Path], *caches) -> Iterator[types.ModuleType]:
+    """The stand-in as this process's ``cupy`` for one test (``monkeypatch`` undoes it), with
+    the GPU probe's, the kernel loader's and ``caches``' cached answers forgotten before and
+    after."""
+    from gpuqueens import backends, kernels
+
+    fake = make_fake_cupy(libraries)
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    caches = (backends.gpu_status, kernels._load, *caches)
+    for cache in caches:
+        cache.cache_clear()
+    try:
+        yield fake
+    finally:
+        for cache in caches:
+            cache.cache_clear()

@@ -13,7 +13,7 @@ import ctypes
 from pathlib import Path
 
 from emulators import NATIVE, build_emulator, emulator_path, pointer
-from fake_cupy import FakeKernel, LaunchError
+from fake_cupy import EmulatedKernel
 
 BLOCK, BLOCK_WORDS, WINDOW_WORDS, CHUNK_BYTES = 256, 6, 3, 256 * 16
 SOURCE = NATIVE / "matchstick_join_emulator.cu"
@@ -29,18 +29,7 @@ def shared_library() -> Path:
     return emulator_path(SOURCE)
 
 
-class JoinKernel(FakeKernel):
-    def __init__(self, name: str, signature, library):
-        super().__init__(name, signature, library, sum_words=0)
-        self.shared_size_bytes = 0  # no static shared memory
-        self.max_dynamic_shared_size_bytes = 48 * 1024
-        self.function = getattr(library, f"emulate_{name}")
-        self.function.restype = ctypes.c_int
-
-    def _need(self, ok: bool, message: str) -> None:
-        if not ok:
-            raise LaunchError(f"{self.name}: {message}")
-
+class JoinKernel(EmulatedKernel):
     def _run(self, grid, block, args, shared_mem):
         (left_x, left_hs, left_r, left_counts, left_n, right_x, right_hs, right_r, right_counts,
          right_n, blocks, block_count, windows, max_s, level, bins, valid_one, valid_zero,

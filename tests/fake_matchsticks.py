@@ -13,7 +13,7 @@ import ctypes
 from pathlib import Path
 
 from emulators import NATIVE, build_emulator, emulator_path, pointer
-from fake_cupy import FakeKernel, LaunchError
+from fake_cupy import EmulatedKernel
 
 LANES, LANE_WORDS, MAX_TILE_STEPS, PASS_BLOCKS, MAX_BLOCK = 8, 7, 11, (128, 256), 256
 SOURCE = NATIVE / "matchsticks_launch_emulator.cu"
@@ -29,18 +29,7 @@ def shared_library() -> Path:
     return emulator_path(SOURCE)
 
 
-class MatchstickKernel(FakeKernel):
-    def __init__(self, name: str, signature, library):
-        super().__init__(name, signature, library, sum_words=0)
-        self.shared_size_bytes = 0  # no static shared memory
-        self.max_dynamic_shared_size_bytes = 48 * 1024
-        self.function = getattr(library, f"emulate_{name}")
-        self.function.restype = ctypes.c_int
-
-    def _need(self, ok: bool, message: str) -> None:
-        if not ok:
-            raise LaunchError(f"{self.name}: {message}")
-
+class MatchstickKernel(EmulatedKernel):
     def _run(self, grid, block, args, shared_mem):
         self._need(block % LANES == 0 and block <= MAX_BLOCK,
                    f"block of {block} threads (a multiple of {LANES}, at most {MAX_BLOCK})")

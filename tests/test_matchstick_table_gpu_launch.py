@@ -10,16 +10,15 @@ by the host build of the kernel (tests/fake_matchstick_join.py), against the CPU
 from __future__ import annotations
 
 import shutil
-import sys
 
 import numpy as np
 import pytest
-from fake_cupy import make_fake_cupy
+from fake_cupy import fake_cupy_installed
 from fake_matchstick_join import shared_library
 from seed_tables import SEED_6X6
 
 import gpuqueens
-from gpuqueens import backends, kernels
+from gpuqueens import kernels
 from gpuqueens.problems.matchsticks import gpu_join
 from gpuqueens.problems.matchsticks.pairing import JoinStats, centre_patterns, join_centre, prepare_round
 
@@ -41,13 +40,8 @@ def test_twin_pipeline_equals_the_cpu_pairing(h, w, level, top):
 
 @pytest.fixture
 def fake_gpu(monkeypatch):
-    fake = make_fake_cupy({"matchstick_join": shared_library()})
-    monkeypatch.setitem(sys.modules, "cupy", fake)
-    backends.gpu_status.cache_clear()
-    kernels._load.cache_clear()
-    yield fake
-    backends.gpu_status.cache_clear()
-    kernels._load.cache_clear()
+    with fake_cupy_installed(monkeypatch, {"matchstick_join": shared_library()}) as fake:
+        yield fake
 
 
 def _launches():

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from fake_cupy import FAKE_DEVICE_NAME, LaunchError, make_fake_cupy
+from fake_cupy import FAKE_DEVICE_NAME, LaunchError, fake_cupy_installed
 from fake_matchsticks import shared_library
 from oeis import NO_LEAF_GRID
 
@@ -34,13 +34,9 @@ pytestmark = [
 
 @pytest.fixture
 def fake_gpu(monkeypatch):
-    fake = make_fake_cupy({"matchsticks": shared_library()})  # the matchstick kernels only
-    monkeypatch.setitem(sys.modules, "cupy", fake)
-    backends.gpu_status.cache_clear()
-    kernels._load.cache_clear()
-    yield fake
-    backends.gpu_status.cache_clear()
-    kernels._load.cache_clear()
+    # the matchstick kernels only
+    with fake_cupy_installed(monkeypatch, {"matchsticks": shared_library()}) as fake:
+        yield fake
 
 
 @pytest.mark.parametrize("m,n", [(1, 1), (1, 4), (2, 2), (2, 3), (3, 3), (4, 3), (3, 6), (5, 5), (4, 9)])

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fake_cupy import FAKE_DEVICE_NAME, LaunchError, make_fake_cupy
+from fake_cupy import FAKE_DEVICE_NAME, LaunchError, fake_cupy_installed
 from fake_gpu_run import build_emulator
 from oeis import total, unique
 from prefix_samples import random_prefix_subset
@@ -42,20 +42,11 @@ def emulator_libraries(tmp_path_factory) -> dict[str, Path]:
     return build_emulator(tmp_path_factory.mktemp("nqueens_emulator"))
 
 
-def _clear_caches():
-    backends.gpu_status.cache_clear()
-    kernels._load.cache_clear()
-    gpu._device_limits_of.cache_clear()
-
-
 @pytest.fixture
 def fake_gpu(emulator_libraries, monkeypatch):
     """CuPy replaced by the host emulation for one test."""
-    fake = make_fake_cupy(emulator_libraries)
-    monkeypatch.setitem(sys.modules, "cupy", fake)
-    _clear_caches()
-    yield fake
-    _clear_caches()
+    with fake_cupy_installed(monkeypatch, emulator_libraries, gpu._device_limits_of) as fake:
+        yield fake
 
 
 def test_probe_finds_the_fake_device(fake_gpu):
