@@ -323,6 +323,7 @@ def make_fake_cupy(libraries: dict[str, Path], devices: int = 1) -> types.Module
     module.zeros = driver_call(lambda shape, dtype=float: _device(np.zeros(shape, dtype=dtype)))
     module.ascontiguousarray = driver_call(lambda a, dtype=None: _device(np.ascontiguousarray(a, dtype=dtype)))
     module.zeros_like = driver_call(lambda a, dtype=None: _device(np.zeros_like(a, dtype=dtype)))
+    module.asnumpy = lambda a: np.array(a, copy=True).view(np.ndarray)
     module.RawModule = raw_module
     module.RawKernel = driver_call(FakeProbeKernel)
     runtime = types.SimpleNamespace(

@@ -1,8 +1,31 @@
 """Packed keys and merging the entries that share one (keys.py), against plain dicts."""
 
-import numpy as np
+import functools
 
-from gpuqueens.problems.matchsticks.keys import U64, KeyLayout, merge_equal_keys
+import numpy as np
+import pytest
+from fake_cupy import make_fake_cupy
+
+from gpuqueens.problems.matchsticks.keys import U64, KeyLayout, merge_by_sorting, merge_equal_keys
+
+
+
+def _merge_on_device(keys, counts, primes, removed=None, rows=None):
+    """The merge on the CuPy stand-in's arrays, read back."""
+    fake = make_fake_cupy({})
+    on = [None if a is None else fake.asarray(a) for a in (removed, rows)]
+    out = merge_equal_keys([fake.asarray(k) for k in keys], fake.asarray(counts), primes,
+                           *on, xp=fake)
+    return [k.get() for k in out[0]], *(a.get() for a in out[1:])
+
+
+#: The merge as the CPU runs it, and the CuPy path (sorts and cumulative sums) on NumPy
+#: arrays and on the stand-in's device arrays.
+MERGES = {
+    "numpy": merge_equal_keys,
+    "by sorting": functools.partial(merge_by_sorting, np),
+    "device": _merge_on_device,
+}
 
 
 def test_fields_do_not_straddle_words_and_round_trip():
@@ -19,7 +42,9 @@ def test_fields_do_not_straddle_words_and_round_trip():
         assert (layout.get(keys, name) == values[name]).all()
 
 
-def test_merge_matches_a_dict():
+@pytest.mark.parametrize("merge", MERGES)
+def test_merge_matches_a_dict(merge):
+    merge_equal_keys = MERGES[merge]
     rng = np.random.default_rng(7)
     primes = np.array([2147483647, 2147483629], dtype=U64)
     n = 2000

@@ -29,6 +29,7 @@ import numpy as np
 
 from .halves import Parts
 from .join_twin import GroupArrays
+from .keys import run_starts, run_sums
 
 __all__ = ["DeviceParts", "SideGroups", "side_groups"]
 
@@ -71,23 +72,6 @@ class SideGroups:
                           self.X)
 
 
-def _segments(xp, key):
-    """Start of each run of equal values in a sorted key, and each entry's run index."""
-    change = xp.ones(len(key), dtype=bool)
-    change[1:] = key[1:] != key[:-1]
-    return xp.flatnonzero(change), xp.cumsum(change) - 1
-
-
-def _run_sums(xp, values, starts, primes):
-    """Per run, the sum of ``values`` (uint64 residues, one column per prime) mod p."""
-    total = xp.cumsum(values, axis=0, dtype=xp.uint64)
-    ends = xp.concatenate([starts[1:], xp.asarray([len(values)], dtype=starts.dtype)])
-    ends = ends[:len(starts)] - 1          # no run at all: no end either
-    sums = total[ends]
-    sums[1:] -= total[starts[1:] - 1]
-    return sums % xp.asarray(primes, dtype=xp.uint64)
-
-
 def side_groups(xp, parts: DeviceParts, C: int, max_squares: int,
                 primes: np.ndarray) -> SideGroups:
     """The groups of one side for centre pattern C (fewest r per group key)."""
@@ -102,9 +86,9 @@ def side_groups(xp, parts: DeviceParts, C: int, max_squares: int,
     order = xp.argsort(group_key * (top + 1) + r)
     group_key, r = group_key[order], r[order]
     rows = ok[order]
-    starts, run = _segments(xp, group_key)     # the first of a run holds the fewest r
+    starts, run = run_starts(xp, group_key)     # the first of a run holds the fewest r
     at_fewest = r == r[starts][run]
-    counts = _run_sums(xp, parts.counts[rows] * at_fewest[:, None].astype(xp.uint64), starts, primes)
+    counts = run_sums(xp, parts.counts[rows] * at_fewest[:, None].astype(xp.uint64), starts, primes)
     key, fewest = group_key[starts], r[starts]
     s_group = key % (max_squares + 1)
     hx = key // (max_squares + 1)

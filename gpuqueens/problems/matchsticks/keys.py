@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["U64", "ONE", "Field", "KeyLayout", "merge_equal_keys"]
+__all__ = ["U64", "ONE", "Field", "KeyLayout", "merge_equal_keys", "merge_by_sorting",
+           "run_starts", "run_sums"]
 
 U64 = np.uint64
 ONE = U64(1)
@@ -88,14 +89,18 @@ class KeyLayout:
         return (keys[f.word] >> U64(f.shift)) & f.mask
 
     def put(self, keys: list[np.ndarray], name: object, value) -> None:
-        """Overwrite a field in place (``value`` fits its width)."""
+        """Overwrite a field in place (``value``: an array or an int that fits its width).
+        The keys may be NumPy or CuPy arrays; ``value`` then lives with them."""
         f = self.fields[name]
         word = keys[f.word] & ~(f.mask << U64(f.shift))
-        keys[f.word] = word | (np.asarray(value, dtype=U64) << U64(f.shift))
+        # an int stays a scalar: CuPy refuses a NumPy array, even 0-d, next to its own
+        value = U64(value) if isinstance(value, (int, np.integer)) else value.astype(U64, copy=False)
+        keys[f.word] = word | (value << U64(f.shift))
 
 
 def merge_equal_keys(keys: list[np.ndarray], counts: np.ndarray, primes: np.ndarray,
-                     removed: np.ndarray | None = None, rows: np.ndarray | None = None):
+                     removed: np.ndarray | None = None, rows: np.ndarray | None = None, *,
+                     xp=np):
     """One entry per distinct key, in key order (word 0 first); counts modulo ``primes``
     (one column each).
 
@@ -104,7 +109,11 @@ def merge_equal_keys(keys: list[np.ndarray], counts: np.ndarray, primes: np.ndar
     count: returns ``(keys, fewest, counts at the fewest)``. ``rows``: entry i's counts are
     ``counts[rows[i]]`` (saves copying a large count array). Residues below 2^31 add up
     exactly in ``uint64`` for groups of up to 2^33 entries.
+
+    ``xp``: the arrays' module; anything but NumPy (CuPy) merges by :func:`merge_by_sorting`.
     """
+    if xp is not np:
+        return merge_by_sorting(xp, keys, counts, primes, removed, rows)
     if len(keys[0]) == 0:
         counts = counts[:0]
         return (keys, counts) if removed is None else (keys, removed, counts)
@@ -125,3 +134,53 @@ def merge_equal_keys(keys: list[np.ndarray], counts: np.ndarray, primes: np.ndar
     at_fewest = removed == np.repeat(fewest, np.diff(np.append(starts, len(order))))
     counts = np.add.reduceat(counts * at_fewest[:, None], starts, axis=0) % primes
     return keys, fewest, counts
+
+
+def merge_by_sorting(xp, keys, counts, primes, removed=None, rows=None):
+    """:func:`merge_equal_keys` with stable sorts and cumulative sums only, which CuPy has
+    (no ``ufunc.reduceat``, and CuPy's ``lexsort`` compares keys one by one where its
+    ``argsort`` is a radix sort): the same result on array module ``xp``.
+
+    The entries are sorted by one stable argsort per key word, least significant first
+    (in table mode R before the words, so that the first entry of a run has the fewest R).
+    """
+    primes = xp.asarray(primes, dtype=U64)
+    if len(keys[0]) == 0:
+        counts = counts[:0]
+        return (keys, counts) if removed is None else (keys, removed, counts)
+    order = None
+    for word in ([] if removed is None else [removed]) + keys[::-1]:
+        step = xp.argsort(word if order is None else word[order], kind="stable")
+        order = step if order is None else order[step]
+    keys = [k[order] for k in keys]
+    change = xp.zeros(len(order), dtype=bool)
+    change[0] = True
+    for k in keys:
+        change[1:] |= k[1:] != k[:-1]
+    starts = xp.flatnonzero(change)
+    counts = counts[order if rows is None else rows[order]]
+    merged = [k[starts] for k in keys]
+    if removed is None:
+        return merged, run_sums(xp, counts, starts, primes)
+    removed = removed[order]
+    fewest = removed[starts]
+    at_fewest = removed == fewest[xp.cumsum(change) - 1]
+    return merged, fewest, run_sums(xp, counts * at_fewest[:, None].astype(U64), starts, primes)
+
+
+def run_starts(xp, key):
+    """Start of each run of equal values in a sorted key, and each entry's run index."""
+    change = xp.ones(len(key), dtype=bool)
+    change[1:] = key[1:] != key[:-1]
+    return xp.flatnonzero(change), xp.cumsum(change) - 1
+
+
+def run_sums(xp, values, starts, primes):
+    """Per run (``starts``: the first index of each), the sum of ``values`` (uint64
+    residues below 2^31, one column per prime, fewer than 2^33 rows: no wrap) mod p."""
+    total = xp.cumsum(values, axis=0, dtype=U64)
+    ends = xp.concatenate([starts[1:], xp.asarray([len(values)], dtype=starts.dtype)])
+    ends = ends[:len(starts)] - 1          # no run at all: no end either
+    sums = total[ends]
+    sums[1:] -= total[starts[1:] - 1]
+    return sums % xp.asarray(primes, dtype=U64)
