@@ -36,6 +36,7 @@ __all__ = [
     "requested_backend",
     "resolve_backend",
     "device_name",
+    "device_free_bytes",
 ]
 
 BACKENDS = ("auto", "cpu", "gpu")
@@ -219,3 +220,13 @@ def device_name(backend: str) -> str:
     import platform
 
     return f"CPU ({platform.processor() or platform.machine()})"
+
+
+def device_free_bytes(cupy) -> int:
+    """Free memory of the current CUDA device, counting the blocks CuPy's memory pool keeps
+    for reuse (they are free for the next arrays too)."""
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    pool = getattr(cupy, "get_default_memory_pool", None)
+    if pool is not None:
+        free += pool().free_bytes()
+    return int(free)

@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from ...backends import device_free_bytes
 from .evaluation import LANES, TILE_STEPS, count_by_removed_evaluated, join_weights, sweep_plan
 from .grid import orient
 
@@ -118,10 +119,6 @@ def count_by_removed_gpu(m: int, n: int, max_removed: int | None = None, *,
     (``check_primes``: see :func:`.evaluation.count_by_removed_evaluated`)."""
     cupy = cupy_module()
     h, w = orient(m, n)
-    free, _ = cupy.cuda.runtime.memGetInfo()
-    pool = getattr(cupy, "get_default_memory_pool", None)
-    if pool is not None:  # blocks CuPy keeps for reuse are free for this run too
-        free += pool().free_bytes()
     return count_by_removed_evaluated(m, n, max_removed, sweep=sweep_values_gpu,
-                                      lanes_per_batch=lanes_per_batch(h, w, free),
+                                      lanes_per_batch=lanes_per_batch(h, w, device_free_bytes(cupy)),
                                       check_primes=check_primes)

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
+from ...backends import device_free_bytes
 from ...estimates import available_memory
 from .costs import Cost, amount, prime_count, prime_search_seconds
 from .grid import stick_count
 
 __all__ = ["exact_cost", "exact_join_cost", "table_cost", "table_live", "entry_bytes",
-           "live_entry_limit"]
+           "memory_for_entries", "live_entry_limit"]
 
 
 # -- the square-tracking sweep (sweep.py, halves.py) --------------------------------------
@@ -68,6 +71,12 @@ def live_entry_limit(max_entries: int | None, words: int, primes: int,
     if available is not None:
         limit = min(limit, int(available // (SWEEP_COPIES * entry_bytes(words, primes))))
     return max(1, limit)
+
+
+def memory_for_entries(xp) -> float | None:
+    """Bytes a sweep on array module ``xp`` may fill: this machine's available memory for
+    NumPy (None: unknown), the current device's free memory for CuPy."""
+    return available_memory() if xp is np else device_free_bytes(xp)
 
 
 def entry_bytes(words: int, primes: int) -> int:
