@@ -36,3 +36,41 @@ def test_even_widths_share_one_side_odd_widths_do_not():
     for side in (left, right):
         key = np.lexsort((side.r, side.hx))
         assert (key == np.arange(len(key))).all()
+
+
+def _same_parts(a, b):
+    for field in ("xbits", "xbits_mirrored", "xwords", "xwords_mirrored", "ymask", "s", "r",
+                  "counts", "hx"):
+        x, y = getattr(a, field), getattr(b, field)
+        assert (x is None) == (y is None), field
+        if x is not None:
+            assert type(y) is np.ndarray and x.dtype == y.dtype and np.array_equal(x, y), field
+    assert a.yrows == b.yrows
+
+
+@pytest.mark.parametrize("h,w,top", [(2, 3, 5), (3, 3, 14), (3, 4, 9), (4, 5, 14)])
+def test_half_sweeps_on_the_device_arrays_equal_numpys(h, w, top):
+    # The stand-in's arrays take the CuPy path (stable sorts and cumulative sums instead
+    # of lexsort and reduceat, the parts copied back): the parts must be NumPy's, bit for bit.
+    from fake_cupy import make_fake_cupy
+
+    fake = make_fake_cupy({})
+    primes = np.array([2147483647, 2147483629], dtype=np.uint64)
+    caps = {q: (2 * h * w + 3 - q) // 2 for q in range(top + 1)}
+    for host, device in zip(half_parts(h, w, caps, primes), half_parts(h, w, caps, primes, xp=fake)):
+        _same_parts(host, device)
+
+
+@pytest.mark.parametrize("h,w,removed,squares", [(3, 3, 6, 2), (3, 4, 8, 1), (4, 5, 12, 3)])
+def test_exact_half_sweeps_on_the_device_arrays_equal_numpys(h, w, removed, squares):
+    from fake_cupy import make_fake_cupy
+
+    from gpuqueens.problems.matchsticks.halves import exact_half_parts
+
+    fake = make_fake_cupy({})
+    primes = np.array([2147483647], dtype=np.uint64)
+    host = exact_half_parts(h, w, removed, squares, primes)
+    device = exact_half_parts(h, w, removed, squares, primes, xp=fake)
+    for a, b in zip(host, device):
+        _same_parts(a, b)
+        assert len(a.r) > 0

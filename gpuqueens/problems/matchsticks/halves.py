@@ -32,7 +32,7 @@ import numpy as np
 
 from .bounds import unit_square_bound
 from .keys import ONE, U64, KeyLayout
-from .square_costs import live_entry_limit
+from .square_costs import live_entry_limit, memory_for_entries
 from .sweep import SweepStats, step_point, too_many_entries
 
 __all__ = ["Parts", "half_parts", "exact_half_parts", "crossing_squares", "MAX_CROSSING_SQUARES"]
@@ -75,18 +75,20 @@ def crossing_squares(h: int, w: int) -> list[tuple[int, int, int]]:
 
 
 def _half_sweep(h, w, stops, max_squares, caps, bound, primes, max_entries, stats,
-                exact_removed=None):
+                exact_removed=None, xp=np):
     """The sweep of :mod:`.sweep` over point columns 0..stop-1: table mode, or exact mode
     for R = ``exact_removed`` (R in the key; pruned when the rest of the whole grid cannot
     bring R so far to exactly R, or by the unit-square bound to exactly S = max_squares).
+    On array module ``xp`` (CuPy: on the current device, within its free memory).
 
     Returns ``{stop: (keys, removed, counts)}`` for each stop asked and the key layout.
     """
     layout = KeyLayout(h, w, max_squares, exact_removed)
-    limit = live_entry_limit(max_entries, layout.words, len(primes))
-    keys = [np.zeros(1, dtype=U64) for _ in range(layout.words)]
-    removed = np.zeros(1, dtype=np.int64)
-    counts = np.ones((1, len(primes)), dtype=U64)
+    limit = live_entry_limit(max_entries, layout.words, len(primes), memory_for_entries(xp))
+    keys = [xp.zeros(1, dtype=U64) for _ in range(layout.words)]
+    removed = xp.zeros(1, dtype=np.int64)
+    counts = xp.ones((1, len(primes)), dtype=U64)
+    primes = xp.asarray(primes)
     sticks, decided = h * (w + 1) + w * (h + 1), 0
     out = {}
     if 0 in stops:
@@ -97,7 +99,7 @@ def _half_sweep(h, w, stops, max_squares, caps, bound, primes, max_entries, stat
             keys, removed, counts = step_point(layout, (keys, removed, counts), i, j, bound=bound,
                                                caps=caps, max_squares=max_squares, primes=primes,
                                                max_removed=exact_removed,
-                                               undecided=sticks - decided)
+                                               undecided=sticks - decided, xp=xp)
             if len(removed) > limit:
                 raise too_many_entries(f"{h}×{w}: a half sweep of the centre join (column {j})",
                                        len(removed), limit, layout.words, len(primes))
@@ -108,18 +110,19 @@ def _half_sweep(h, w, stops, max_squares, caps, bound, primes, max_entries, stat
     return out, layout
 
 
-def _decode(h, w, state, layout, mirrored) -> Parts:
+def _decode(h, w, state, layout, mirrored, xp=np) -> Parts:
     """Decode a half sweep's final states. ``mirrored``: the sweep ran on the mirrored grid.
 
     Crossing squares (r, u, c) with c < mid < c + u are indexed in one canonical order;
     a mirrored part's square with left column c' is the original square w - c' - u.
+    The states may be on the device (``xp`` CuPy): the parts come back to the host.
     """
     keys, removed, counts = state
     mid = w // 2
     cut = w - mid if mirrored else mid            # the sweep's own point columns
     crossing = crossing_squares(h, w)
     index = {sq: k for k, sq in enumerate(crossing)}
-    X = np.zeros(len(removed), dtype=U64)
+    X = xp.zeros(len(removed), dtype=U64)
     ycols, yrows = [], []
     for (r, u), k in sorted(layout.groups.items()):
         g = layout.get(keys, ("g", r, u))
@@ -133,7 +136,8 @@ def _decode(h, w, state, layout, mirrored) -> Parts:
             else:
                 original = (r, u, w - c - u) if mirrored else (r, u, c)
                 X |= bit << U64(index[original])
-    unique, inverse = np.unique(X, return_inverse=True)
+    unique, inverse = xp.unique(X, return_inverse=True)
+    unique, inverse = _host(xp, unique), inverse.ravel()
     shifts = np.arange(len(crossing), dtype=U64)
     xbits = ((unique[:, None] >> shifts[None, :]) & ONE).astype(np.float32)
     if not mirrored and 2 * mid == w:  # for a symmetric grid the right parts are these, mirrored
@@ -142,15 +146,23 @@ def _decode(h, w, state, layout, mirrored) -> Parts:
         xwords_mirrored = _words(xbits_mirrored)
     else:
         xbits_mirrored = xwords_mirrored = None
-    ymask = np.stack(ycols, axis=1) if ycols else np.zeros((len(removed), 0), dtype=np.int64)
+    ymask = xp.stack(ycols, axis=1) if ycols else xp.zeros((len(removed), 0), dtype=np.int64)
     H = layout.get(keys, "H").astype(np.int64)
-    X = inverse.astype(np.int64).ravel()
+    X = inverse.astype(np.int64)
     s = layout.get(keys, "s").astype(np.int64)
     # Order by (H, X, r): each centre pattern's groups then meet nearly sorted keys.
     hx = H * len(xbits) + X
-    order = np.lexsort((removed, hx))
-    return Parts(xbits, xbits_mirrored, unique.astype(U64), xwords_mirrored, ymask[order], yrows,
-                 s[order], removed[order], counts[order], hx[order])
+    removed = removed.astype(np.int64)
+    top = int(removed.max()) + 1 if len(removed) else 1
+    order = xp.argsort(hx * top + removed, kind="stable")
+    ymask, s, removed, counts, hx = (_host(xp, a[order]) for a in (ymask, s, removed, counts, hx))
+    return Parts(xbits, xbits_mirrored, unique.astype(U64), xwords_mirrored, ymask, yrows,
+                 s, removed, counts, hx)
+
+
+def _host(xp, a):
+    """``a`` as a NumPy array (a copy from the device for CuPy)."""
+    return a if xp is np else xp.asnumpy(a)
 
 
 def _words(xbits: np.ndarray) -> np.ndarray:
@@ -162,7 +174,7 @@ def _words(xbits: np.ndarray) -> np.ndarray:
 
 def half_parts(h: int, w: int, caps: dict[int, int], primes: np.ndarray,
                max_entries: int | None = None, slack: int = 0,
-               stats: SweepStats | None = None) -> tuple[Parts, Parts]:
+               stats: SweepStats | None = None, xp=np) -> tuple[Parts, Parts]:
     """The parts of the left and the right half of an h×w grid (h <= w) for one round:
     ``caps`` maps each S asked to the most sticks removed that count for it. ``slack``: the
     unit-square bound is built for at least this many squares (the largest S of the whole
@@ -170,14 +182,16 @@ def half_parts(h: int, w: int, caps: dict[int, int], primes: np.ndarray,
 
     Returns ``(left, right)``; for even w the right parts are the left ones
     (``right is left``), read mirrored by the pairing. ``stats`` counts the half sweep;
-    its live entries are limited as those of :func:`.sweep.sweep`.
+    its live entries are limited as those of :func:`.sweep.sweep`. ``xp``: the array
+    module the half sweeps run on (CuPy: the current device); the parts are NumPy arrays.
     """
-    return _halves(h, w, max(caps), caps, None, primes, max_entries, max(max(caps), slack), stats)
+    return _halves(h, w, max(caps), caps, None, primes, max_entries, max(max(caps), slack), stats,
+                   xp)
 
 
 def exact_half_parts(h: int, w: int, removed: int, squares: int, primes: np.ndarray,
                      max_entries: int | None = None,
-                     stats: SweepStats | None = None) -> tuple[Parts, Parts]:
+                     stats: SweepStats | None = None, xp=np) -> tuple[Parts, Parts]:
     """The parts of both halves for problem 2 (exactly R = ``removed`` sticks removed and
     S = ``squares`` squares): the half sweeps in exact mode, a part's ``r`` its exact
     removals, its counts all the partial configurations with that key.
@@ -187,10 +201,10 @@ def exact_half_parts(h: int, w: int, removed: int, squares: int, primes: np.ndar
     >>> right is left, sorted(set(left.r.tolist()))    # 2×2: no half removes more than 2 here
     (True, [0, 1, 2])
     """
-    return _halves(h, w, squares, None, removed, primes, max_entries, squares, stats)
+    return _halves(h, w, squares, None, removed, primes, max_entries, squares, stats, xp)
 
 
-def _halves(h, w, max_squares, caps, exact_removed, primes, max_entries, slack, stats):
+def _halves(h, w, max_squares, caps, exact_removed, primes, max_entries, slack, stats, xp):
     if len(crossing_squares(h, w)) > MAX_CROSSING_SQUARES:
         raise ValueError(f"{h}×{w}: {len(crossing_squares(h, w))} squares cross the centre "
                          f"line, more than the {MAX_CROSSING_SQUARES} bits a part keeps")
@@ -199,9 +213,9 @@ def _halves(h, w, max_squares, caps, exact_removed, primes, max_entries, slack, 
     stats = stats if stats is not None else SweepStats()
     begin = time.perf_counter()
     states, layout = _half_sweep(h, w, sorted({mid, w - mid}), max_squares, caps, bound, primes,
-                                 max_entries, stats, exact_removed)
+                                 max_entries, stats, exact_removed, xp=xp)
     stats.seconds += time.perf_counter() - begin
-    left = _decode(h, w, states[mid], layout, mirrored=False)
+    left = _decode(h, w, states[mid], layout, mirrored=False, xp=xp)
     if 2 * mid == w:
         return left, left
-    return left, _decode(h, w, states[w - mid], layout, mirrored=True)
+    return left, _decode(h, w, states[w - mid], layout, mirrored=True, xp=xp)

@@ -128,12 +128,13 @@ State = tuple[list[np.ndarray], np.ndarray, np.ndarray]
 
 def step_point(layout: KeyLayout, state: State, i: int, j: int, *, bound: UnitSquareBound,
                caps: dict[int, int] | None, max_squares: int, primes: np.ndarray,
-               max_removed: int | None = None, undecided: int = 0) -> State:
+               max_removed: int | None = None, undecided: int = 0, xp=np) -> State:
     """Advance the sparse DP over grid point (i, j): decide its down and right sticks.
 
     ``state`` is ``(keys, removed, counts)``; returns the merged new state. Shared by
     :func:`sweep` and the half sweeps of :mod:`.halves`. ``max_removed=None`` is table
     mode; an int is exact mode (``undecided``: sticks not decided after this point).
+    ``xp``: the module of the state's arrays, NumPy or CuPy (the same steps on the GPU).
     """
     keys, removed, counts = state
     h, w = layout.h, layout.w
@@ -145,7 +146,7 @@ def step_point(layout: KeyLayout, state: State, i: int, j: int, *, bound: UnitSq
     left = _bit(frontier_all, i)
     t = layout.get(keys, "t")
     up = (t < U64(i)).astype(U64)
-    closed = np.zeros(len(t), dtype=U64)
+    closed = xp.zeros(len(t), dtype=U64)
     kept = [list(keys), list(keys)]  # resolved keys for right = 0 and right = 1
     for u in range(1, i + 1):
         r = i - u
@@ -158,28 +159,28 @@ def step_point(layout: KeyLayout, state: State, i: int, j: int, *, bound: UnitSq
             closed += ((group >> slot) & ONE) & vertical
             group = group & ~(ONE << slot)
         top_kept = _bit(frontier_all, r).astype(bool)
-        group = np.where(top_kept, group, U64(0))
+        group = xp.where(top_kept, group, U64(0))
         if j <= w - u:
             group = group | ((vertical & top_kept).astype(U64) << U64(j % k))
         layout.put(kept[0], name, U64(0))
         layout.put(kept[1], name, group)
     squares = layout.get(keys, "s") + closed
-    threshold = _thresholds(bound.after(p), caps, max_squares, max_removed)
+    threshold = xp.asarray(_thresholds(bound.after(p), caps, max_squares, max_removed))
     units_after = []
     for right in (0, 1):
-        units = np.zeros(len(t), dtype=U64)
+        units = xp.zeros(len(t), dtype=U64)
         for r in range(h):
             units |= layout.get(kept[right], ("g", r, 1)) << U64(r)
         units_after.append(units)
     frontier = frontier_all & ~(ONE << U64(i))
-    s_index = np.minimum(squares, U64(max_squares)).astype(np.int64)
+    s_index = xp.minimum(squares, U64(max_squares)).astype(np.int64)
     alive = squares <= U64(max_squares)
     parts = []
     for right in (0, 1) if has_right else (0,):
         for down in (0, 1) if has_down else (0,):
             lost = (has_down and not down) + (has_right and not right)
             ok = alive & ((left + up) != U64(1 - down - right) if down + right <= 1
-                          else np.ones(len(t), dtype=bool))
+                          else xp.ones(len(t), dtype=bool))
             if not table_mode:
                 r_new = layout.get(keys, "r") + U64(lost)
                 # Too many removed, or too few sticks left to remove the rest.
@@ -190,7 +191,7 @@ def step_point(layout: KeyLayout, state: State, i: int, j: int, *, bound: UnitSq
                                 units_after[right])
             so_far = removed + lost if table_mode else r_new.astype(np.int64)
             ok &= so_far <= threshold[small, s_index]
-            idx = np.flatnonzero(ok)
+            idx = xp.flatnonzero(ok)
             if len(idx) == 0:
                 continue
             part = [word[idx] for word in kept[right]]
@@ -204,15 +205,15 @@ def step_point(layout: KeyLayout, state: State, i: int, j: int, *, bound: UnitSq
                 layout.put(part, "r", r_new[idx])
             parts.append((part, removed[idx] + lost, counts[idx]))
     if not parts:
-        return ([np.zeros(0, dtype=U64) for _ in range(layout.words)],
-                np.zeros(0, dtype=np.int64), np.zeros((0, len(primes)), dtype=U64))
-    keys = [np.concatenate([q[0][wd] for q in parts]) for wd in range(layout.words)]
-    removed = np.concatenate([q[1] for q in parts])
-    counts = np.concatenate([q[2] for q in parts])
+        return ([xp.zeros(0, dtype=U64) for _ in range(layout.words)],
+                xp.zeros(0, dtype=np.int64), xp.zeros((0, len(primes)), dtype=U64))
+    keys = [xp.concatenate([q[0][wd] for q in parts]) for wd in range(layout.words)]
+    removed = xp.concatenate([q[1] for q in parts])
+    counts = xp.concatenate([q[2] for q in parts])
     if table_mode:
-        return merge_equal_keys(keys, counts, primes, removed=removed)
-    keys, counts = merge_equal_keys(keys, counts, primes)
-    return keys, np.zeros(len(keys[0]), dtype=np.int64), counts  # R lives in the key
+        return merge_equal_keys(keys, counts, primes, removed=removed, xp=xp)
+    keys, counts = merge_equal_keys(keys, counts, primes, xp=xp)
+    return keys, xp.zeros(len(keys[0]), dtype=np.int64), counts  # R lives in the key
 
 
 def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
