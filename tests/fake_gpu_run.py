@@ -19,7 +19,9 @@ EMULATOR = HERE / "native" / "nqueens_launch_emulator.cu"
 
 
 def build_emulator(folder: Path) -> dict[str, Path]:
-    """The emulator libraries ("plain", "nodes", "matchsticks"), built with nvcc into ``folder``."""
+    """The emulator libraries ("plain", "nodes", "matchsticks", "matchstick_join"), built
+    with nvcc into ``folder``."""
+    from fake_matchstick_join import build_library as build_join_library
     from fake_matchsticks import build_library
 
     built = {}
@@ -29,6 +31,7 @@ def build_emulator(folder: Path) -> dict[str, Path]:
                         "-o", str(target), str(EMULATOR)], check=True, timeout=300)
         built[key] = target
     built["matchsticks"] = build_library(folder / "emulator_matchsticks.so")
+    built["matchstick_join"] = build_join_library(folder / "emulator_matchstick_join.so")
     return built
 
 

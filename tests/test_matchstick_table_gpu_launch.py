@@ -9,7 +9,11 @@ by the host build of the kernel (tests/fake_matchstick_join.py), against the CPU
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,7 +23,7 @@ from seed_tables import SEED_6X6
 
 import gpuqueens
 from gpuqueens import kernels
-from gpuqueens.problems.matchsticks import gpu_join
+from gpuqueens.problems.matchsticks import gpu_join, halves
 from gpuqueens.problems.matchsticks.pairing import JoinStats, centre_patterns, join_centre, prepare_round
 
 needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
@@ -59,6 +63,24 @@ def test_gpu_tables_equal_the_cpu_tables(fake_gpu, m, n):
 
 @needs_nvcc
 @pytest.mark.nvcc
+def test_gpu_tables_run_their_half_sweeps_on_the_device(fake_gpu, monkeypatch):
+    modules = []
+    sweep = halves._half_sweep
+
+    def recorded(*args, **kwargs):
+        modules.append(kwargs["xp"])
+        return sweep(*args, **kwargs)
+
+    monkeypatch.setattr(halves, "_half_sweep", recorded)
+    gpuqueens.matchstick_table(4, 5, [0, 2, 7], backend="gpu", workers=1)
+    assert modules and all(xp is fake_gpu for xp in modules)
+    modules.clear()
+    gpuqueens.matchstick_table(4, 5, [0, 2, 7], backend="cpu", workers=1)
+    assert modules and all(xp is np for xp in modules)
+
+
+@needs_nvcc
+@pytest.mark.nvcc
 def test_auto_runs_a_6x6_table_on_the_gpu(fake_gpu):
     on_gpu = gpuqueens.matchstick_table(6, 6, [0, 3, 13], backend="auto", workers=1)
     assert on_gpu.backend == "gpu" and len(_launches()) > 0
@@ -68,3 +90,20 @@ def test_auto_runs_a_6x6_table_on_the_gpu(fake_gpu):
 def test_auto_keeps_small_tables_on_the_cpu(fake_gpu):
     assert gpuqueens.matchstick_table(5, 5, [0], backend="auto").backend == "cpu"
     assert not fake_gpu.fake_cuda.initialised_pid  # no probe, no launch
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_gpu_table_benchmark_script_dry_run(tmp_path):
+    # bench/gpu_matchstick_table.py end to end on the stand-in (its checks against the CPU
+    # table and the whole-grid sweep included); its times mean nothing
+    out = tmp_path / "rows.json"
+    root = Path(__file__).resolve().parent.parent
+    result = subprocess.run(
+        [sys.executable, str(root / "tests" / "fake_gpu_run.py"),
+         str(root / "bench" / "gpu_matchstick_table.py"), "--grids", "3x4", "--repeats", "1",
+         "--json", str(out)], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(out.read_text())
+    assert [r["grid"] for r in rows] == ["3x4"] and rows[0]["checks"] == ["cpu", "sweep"]
+    assert tuple(tuple(r) for r in rows[0]["rows"]) == gpuqueens.matchstick_table(3, 4, backend="cpu").rows

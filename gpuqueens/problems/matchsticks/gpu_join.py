@@ -11,7 +11,9 @@ through a host build of the kernel.
 A round's parts go to the device once per process (:func:`join_centre_gpu` keeps them for
 the round's units); each centre pattern then builds its groups there, sends the descriptors
 of :mod:`.join_blocks` to one launch per batch of primes, and reads back only the bins.
-The half sweeps stay on the CPU.
+The round's half sweeps run on the device as well (:mod:`.halves` on CuPy arrays); their
+parts come back to the host once (a round holds NumPy arrays, whatever ran it) and go up
+again here.
 
 Importable without CuPy; CuPy is imported only when the GPU backend runs.
 

@@ -94,15 +94,15 @@ class Round:
 
 
 def prepare_round(h: int, w: int, caps: dict[int, int], level: int,
-                  max_entries: int | None = None, slack: int = 0) -> Round:
+                  max_entries: int | None = None, slack: int = 0, *, xp=np) -> Round:
     """The half sweeps of a round at level K with caps (K - S) // 2, decoded into parts
-    (``slack``: see :func:`.halves.half_parts`)."""
+    (``slack``, ``xp``: see :func:`.halves.half_parts`)."""
     begin = time.perf_counter()
     primes_list = primes_for_bound(binomial_bound(stick_count(h, w), max(caps.values())),
                                    NARROW_PRIME_LIMIT)
     primes = np.array(primes_list, dtype=U64)
     sweep = SweepStats()
-    left, right = half_parts(h, w, caps, primes, max_entries, slack, sweep)
+    left, right = half_parts(h, w, caps, primes, max_entries, slack, sweep, xp=xp)
     cap = np.full(2 * max(caps) + left.xbits.shape[1] + 1, -1, dtype=np.int64)
     for q, c in caps.items():
         cap[q] = c

@@ -116,31 +116,35 @@ _round_lock = threading.Lock()
 
 @functools.lru_cache(maxsize=1)
 def _prepared(h: int, w: int, caps: tuple[tuple[int, int], ...], level: int,
-              max_entries: int | None, slack: int) -> Round:
+              max_entries: int | None, slack: int, backend: str) -> Round:
+    if backend == "gpu":  # the half sweeps on the device too
+        from .gpu import cupy_module
+
+        return prepare_round(h, w, dict(caps), level, max_entries, slack, xp=cupy_module())
     return prepare_round(h, w, dict(caps), level, max_entries, slack)
 
 
-def _round_of(payload: Mapping[str, Any]) -> Round:
+def _round_of(payload: Mapping[str, Any], backend: str) -> Round:
     caps = tuple((int(q), int(c)) for q, c in payload["caps"])
     with _round_lock:  # threads of one process share one copy of the round's parts
         return _prepared(payload["h"], payload["w"], caps, payload["level"],
-                         payload["max_entries"], payload["slack"])
+                         payload["max_entries"], payload["slack"], backend)
 
 
 def solve_round_unit(payload: Mapping[str, Any], stats: JoinStats | None = None,
                      backend: str = "cpu") -> tuple[int, ...]:
     """One unit: ``(R, count)`` for each S of the round in order, ``R = -1`` where none.
-    ``backend="gpu"``: the pairing runs on the current CUDA device (:mod:`.gpu_join`),
-    with the same result.
+    ``backend="gpu"``: the half sweeps and the pairing run on the current CUDA device
+    (:mod:`.halves` on CuPy arrays, :mod:`.gpu_join`), with the same result.
 
     Picklable, so process pools and Dask can run it; the half sweeps are cached per process.
     """
     if backend == "gpu":
         from .gpu_join import join_centre_gpu
 
-        found = join_centre_gpu(_round_of(payload), payload["C"], stats)
+        found = join_centre_gpu(_round_of(payload, backend), payload["C"], stats)
     else:
-        found = join_centre(_round_of(payload), payload["C"], stats)
+        found = join_centre(_round_of(payload, backend), payload["C"], stats)
     return tuple(v for q, _ in payload["caps"] for v in found.get(q, (-1, 0)))
 
 
@@ -165,8 +169,7 @@ def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any]
     what memory holds. ``stats`` adds up the join's sizes and times; it sees only the units
     solved in this process, so it is refused with an executor. ``wrap_solver``: turns the
     unit solver into the one the executor runs (:meth:`gpuqueens.workers.Workers.solver`).
-    ``backend``: where the units' pairing runs, ``"cpu"`` or ``"gpu"`` (the half sweeps run
-    on the CPU either way).
+    ``backend``: where the units run, ``"cpu"`` or ``"gpu"`` (half sweeps and pairing).
     """
     wanted = sorted(set(squares))
     h, w = orient(m, n)
@@ -184,7 +187,7 @@ def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any]
         results = run_units(units, solve, job=job, stage=f"round{index}",
                             description=f"{h}×{w} table, round {index}", **run)
         if stats is not None:
-            stats.add_round(_round_of(units[0].payload))
+            stats.add_round(_round_of(units[0].payload, backend))
         found: dict[int, tuple[int, int]] = {}
         for flat in results.values():
             merge_fewest(found, _decode(caps, flat))
