@@ -11,8 +11,10 @@
 # Outputs go to DIR (default: out/device_run, git-ignored); every step
 # logs to its own file, the table step reads the earlier steps' files from the same folder and
 # writes side_by_side.json for bench/plot_times.py. The default steps take about 6 minutes on
-# one H100 (n up to 21); "big" (n = 22 and 23 against OEIS, about 10 more minutes) runs only
-# when named. Steps can be run in separate calls with the same --out.
+# one H100 (n up to 21); "big" (n = 22 and 23 against OEIS, about 10 more minutes),
+# "matchsticks" (the matchstick distributions and puzzle tables on the GPU, bench/
+# gpu_matchsticks.py and bench/gpu_matchstick_table.py) and "workers" (bench/device_workers.py)
+# run only when named. Steps can be run in separate calls with the same --out.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -123,6 +125,20 @@ if step ncu; then
   else
     echo "ncu not found (Nsight Compute): profile skipped" | tee "$out/ncu18.txt"
   fi
+fi
+
+if step matchsticks; then
+  banner "matchsticks on the GPU: whole distributions (16x16..18x18, 20x20), then the puzzle table 5x5..7x7"
+  python bench/gpu_matchsticks.py --grids 16-18,20 --repeats 1 --json "$out/matchsticks.json" 2>&1 | tee "$out/matchsticks.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  python bench/gpu_matchstick_table.py --json "$out/matchstick_table.json" 2>&1 | tee "$out/matchstick_table.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+
+if step workers; then
+  banner "workers: one process per visible GPU, pinned by PCI address; n=20 totals; the fork pool"
+  python bench/device_workers.py --n 20 2>&1 | tee "$out/workers.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 
 if step table; then
