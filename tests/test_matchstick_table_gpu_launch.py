@@ -1,6 +1,6 @@
-"""The puzzle table's GPU pairing, run without a GPU.
+"""The centre join on the GPU (the puzzle table and problem 2), run without a GPU.
 
-Two checks: the pairing pipeline of gpuqueens/problems/matchsticks/gpu_join.py on NumPy
+Two checks, for the table and for problem 2 (R and S exact): the pairing pipeline of gpuqueens/problems/matchsticks/gpu_join.py on NumPy
 arrays with the kernel's NumPy twin against the CPU's pairing (BLAS products), centre
 pattern by centre pattern; and whole tables with ``backend="gpu"`` through the CuPy
 stand-in (tests/fake_cupy.py), whose ``matchstick_join_pairs`` launches are checked and run
@@ -24,6 +24,7 @@ from seed_tables import SEED_6X6
 import gpuqueens
 from gpuqueens import kernels
 from gpuqueens.problems.matchsticks import gpu_join, halves
+from gpuqueens.problems.matchsticks.exact_join import join_exact_centre, prepare_exact
 from gpuqueens.problems.matchsticks.pairing import JoinStats, centre_patterns, join_centre, prepare_round
 
 needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
@@ -40,6 +41,17 @@ def test_twin_pipeline_equals_the_cpu_pairing(h, w, level, top):
         assert gpu_join.table_centre(sides, rnd, C, gpu_join.twin_pairing, twin) == \
             join_centre(rnd, C, cpu)
     assert twin.groups == cpu.groups and twin.hits > 0
+
+
+@pytest.mark.parametrize("h,w,removed,squares", [(2, 3, 5, 1), (3, 3, 8, 2), (3, 4, 10, 0),
+                                                   (4, 4, 12, 3), (4, 5, 14, 2), (4, 4, 2, 0)])
+def test_twin_pipeline_equals_the_cpu_exact_join(h, w, removed, squares):
+    # (4, 4, 2, 0): fewer removals than some centre patterns already take
+    rnd = prepare_exact(h, w, removed, squares)
+    sides = gpu_join.device_sides(np, rnd)
+    for C in centre_patterns(h):
+        assert gpu_join.exact_centre(sides, rnd, C, gpu_join.twin_pairing) == \
+            join_exact_centre(rnd, C), C
 
 
 @pytest.fixture
@@ -90,6 +102,24 @@ def test_auto_runs_a_6x6_table_on_the_gpu(fake_gpu):
 def test_auto_keeps_small_tables_on_the_cpu(fake_gpu):
     assert gpuqueens.matchstick_table(5, 5, [0], backend="auto").backend == "cpu"
     assert not fake_gpu.fake_cuda.initialised_pid  # no probe, no launch
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_counting_by_squares_on_the_gpu_equals_the_cpu(fake_gpu, monkeypatch):
+    # h <= 5: the whole-grid sweep on the device's arrays; h = 6: the exact join, half sweeps
+    # and pairing (the kernel's host build) on the device
+    modules = []
+    sweep = halves._half_sweep
+    monkeypatch.setattr(halves, "_half_sweep", lambda *a, **k: modules.append(k["xp"]) or sweep(*a, **k))
+    assert gpuqueens.matchsticks(4, 4, removed=9, squares=0, backend="gpu") == 16
+    assert not modules and not _launches()
+    assert gpuqueens.matchsticks(3, 5, removed=9, squares=2, backend="gpu") == \
+        gpuqueens.matchsticks(3, 5, removed=9, squares=2, backend="cpu")
+    for removed, squares in [(2, 85), (2, 67), (3, 60)]:  # few removals: seconds on the host build
+        assert gpuqueens.matchsticks(6, 6, removed=removed, squares=squares, backend="gpu") == \
+            gpuqueens.matchsticks(6, 6, removed=removed, squares=squares, backend="cpu")
+    assert fake_gpu in modules and np in modules and len(_launches()) > 0
 
 
 @needs_nvcc

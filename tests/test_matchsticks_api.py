@@ -82,18 +82,20 @@ def test_too_large_grids_are_refused_with_the_limit():
         matchsticks(8, 8, removed=30, squares=3, backend="cpu")
 
 
-def test_counting_by_squares_runs_on_the_cpu_and_says_so(monkeypatch):
+def test_counting_by_squares_stays_on_the_cpu_unless_the_gpu_is_asked(monkeypatch):
     import gpuqueens.backends
 
     def no_probe():
-        raise AssertionError("counting by squares never uses a GPU: no probe")
+        raise AssertionError("auto counts by squares on the CPU: no probe")
 
     monkeypatch.setattr(gpuqueens.backends, "gpu_status", no_probe)
     assert matchstick_table(2, 2, [0], backend="auto").backend == "cpu"  # small: no probe
-    with pytest.warns(gpuqueens.GPUFallbackWarning, match="counting by squares"):
-        assert matchsticks(2, 2, removed=4, squares=0, backend="gpu") == 4
+    assert matchsticks(2, 2, removed=4, squares=0, backend="auto") == 4
+    monkeypatch.setattr(gpuqueens.backends, "gpu_status", lambda: (False, "no device in this test"))
+    with pytest.raises(gpuqueens.BackendUnavailableError, match="no device in this test"):
+        matchsticks(2, 2, removed=4, squares=0, backend="gpu")
     monkeypatch.setenv("GPUQUEENS_BACKEND", "gpu")
-    with pytest.warns(gpuqueens.GPUFallbackWarning, match="GPUQUEENS_BACKEND='gpu'"):
+    with pytest.raises(gpuqueens.BackendUnavailableError, match="no device in this test"):
         matchsticks(2, 2, removed=4, squares=0)
 
 

@@ -12,15 +12,16 @@ from __future__ import annotations
 import concurrent.futures
 import html
 import os
-import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+
+import numpy as np
 
 from ..._checks import check_int
 from ...estimates import available_memory, check_memory
 from ...ledger import check_checkpoint_path
 from ...runner import check_run_options
-from ...backends import BACKEND_ENV, BACKENDS, GPUFallbackWarning, requested_backend, resolve_backend
+from ...backends import BACKEND_ENV, BACKENDS, requested_backend, resolve_backend
 from ...workers import check_workers, choose_backend, executor_for, planned_processes
 from .column_powers import count_by_column_powers
 from .costs import check_cost, power_cost, transfer_cost
@@ -108,14 +109,15 @@ class MatchstickTable:
                 f"<th>ways</th></tr>{body}</table>")
 
 
-def square_tracking_backend(backend: str | None, what: str) -> str:
-    """Where problem 2 (counting by squares) runs: on the CPU, the only place it has so far.
+def square_tracking_backend(backend: str | None) -> str:
+    """Where problem 2 (counting by squares) runs.
 
-    ``"auto"`` (the default) and ``"cpu"`` mean the CPU, without probing for a GPU. ``"gpu"``
-    (as an argument or in ``GPUQUEENS_BACKEND``) runs on the CPU too, with a
-    :class:`gpuqueens.GPUFallbackWarning` that says so.
+    ``"gpu"`` (as an argument or in ``GPUQUEENS_BACKEND``): on the GPU, or
+    :class:`gpuqueens.BackendUnavailableError` when none is usable. ``"auto"`` (the
+    default) and ``"cpu"``: on the CPU, without probing for a GPU (the GPU version has not
+    been timed against the CPU yet, so it is not chosen for you).
 
-    >>> square_tracking_backend("auto", "counting by squares")
+    >>> square_tracking_backend("auto")
     'cpu'
     """
     choice = backend if backend is not None else (os.environ.get(BACKEND_ENV) or "auto")
@@ -123,9 +125,17 @@ def square_tracking_backend(backend: str | None, what: str) -> str:
     if not isinstance(choice, str) or choice.lower() not in BACKENDS:
         raise ValueError(f"{source} is not one of {', '.join(BACKENDS)}")
     if choice.lower() == "gpu":
-        warnings.warn(f"{source}: {what} has no GPU version yet; it runs on the CPU",
-                      GPUFallbackWarning, stacklevel=3)
+        return resolve_backend("gpu")
     return "cpu"
+
+
+def _array_module(backend: str):
+    """NumPy, or CuPy for the GPU backend (the square-tracking sweeps run on either)."""
+    if backend == "gpu":
+        from .gpu import cupy_module
+
+        return cupy_module()
+    return np
 
 
 #: Column powers multiply 2^(h+1)-square matrices: beyond this side they never pay.
@@ -184,10 +194,10 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     """Valid configurations with exactly ``removed`` sticks removed (and, if given, exactly
     ``squares`` surviving squares of any size).
 
-    With ``squares`` the count runs on the CPU (:func:`square_tracking_backend`): by the
-    whole-grid sweep up to a shorter side of 5, by the centre join (the halves' sweeps with
-    R exact, :mod:`.exact_join`) for a shorter side of 6 or 7 (6×6 in seconds to minutes,
-    7×7 in minutes and gigabytes).
+    With ``squares`` the count runs by the whole-grid sweep up to a shorter side of 5, by
+    the centre join (the halves' sweeps with R exact, :mod:`.exact_join`) for a shorter side
+    of 6 or 7 (on the CPU: 6×6 in seconds to minutes, 7×7 in minutes and gigabytes); on
+    the CPU unless ``backend="gpu"`` (:func:`square_tracking_backend`).
 
     >>> matchsticks(10, 10, removed=2, backend="cpu")
     22278
@@ -199,17 +209,17 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     if squares is None:
         return _by_removed(m, n, removed, resolve_backend(backend))[removed]
     squares = check_int("squares", squares, low=0, high=square_count(m, n))
-    square_tracking_backend(backend, "counting by squares")
+    backend = square_tracking_backend(backend)
     h, w = orient(m, n)
     if h <= MAX_EXACT_SHORT_SIDE:
         check_cost(exact_cost(h, w, removed, squares))
-        return count_exact(m, n, removed=removed, squares=squares)
+        return count_exact(m, n, removed=removed, squares=squares, xp=_array_module(backend))
     if h > MAX_EXACT_JOIN_SHORT_SIDE:
         raise ValueError(f"{m}×{n}: counting by squares is limited to a shorter side of "
                          f"{MAX_EXACT_JOIN_SHORT_SIDE} (the halves' state grows ~10-60x per "
                          f"row); got {h}")
     check_cost(exact_join_cost(h, w, removed, squares))
-    return count_exact_join(m, n, removed=removed, squares=squares)
+    return count_exact_join(m, n, removed=removed, squares=squares, backend=backend)
 
 
 def _table_backend(backend: str | None, h: int, *, workers, executor, large: bool) -> str:

@@ -74,7 +74,7 @@ def handle(args: argparse.Namespace) -> int:
         if args.squares is None:
             backend = resolve_backend(args.backend)
         else:
-            backend = square_tracking_backend(args.backend, "counting by squares")
+            backend = square_tracking_backend(args.backend)
         value = matchsticks(args.m, args.n, removed=args.removed, squares=args.squares, backend=backend)
         what = f"R={args.removed}" + ("" if args.squares is None else f" S={args.squares}")
         text = f"{args.m}×{args.n} {what}: {value}"

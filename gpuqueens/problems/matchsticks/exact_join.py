@@ -73,13 +73,14 @@ class ExactRound:
 
 
 def prepare_exact(h: int, w: int, removed: int, squares: int,
-                  max_entries: int | None = None) -> ExactRound:
-    """The half sweeps of an h×w grid (h <= w) in exact mode for (R, S), decoded into parts."""
+                  max_entries: int | None = None, *, xp=np) -> ExactRound:
+    """The half sweeps of an h×w grid (h <= w) in exact mode for (R, S), decoded into parts
+    (``xp``: the array module they run on, see :func:`.halves.half_parts`)."""
     begin = time.perf_counter()
     primes_list = primes_for_bound(binomial_bound(stick_count(h, w), removed), NARROW_PRIME_LIMIT)
     primes = np.array(primes_list, dtype=U64)
     sweep = SweepStats()
-    left, right = exact_half_parts(h, w, removed, squares, primes, max_entries, sweep)
+    left, right = exact_half_parts(h, w, removed, squares, primes, max_entries, sweep, xp=xp)
     return ExactRound(h, w, removed, squares, left, right, right is left, primes, primes_list,
                       penalty_table(h, None, penalty_scale(squares)), sweep,
                       time.perf_counter() - begin)
@@ -198,24 +199,35 @@ _round_lock = threading.Lock()
 
 
 @functools.lru_cache(maxsize=1)
-def _prepared(h: int, w: int, removed: int, squares: int, max_entries: int | None) -> ExactRound:
+def _prepared(h: int, w: int, removed: int, squares: int, max_entries: int | None,
+              backend: str) -> ExactRound:
+    if backend == "gpu":  # the half sweeps on the device too
+        from .gpu import cupy_module
+
+        return prepare_exact(h, w, removed, squares, max_entries, xp=cupy_module())
     return prepare_exact(h, w, removed, squares, max_entries)
 
 
-def solve_exact_unit(payload: Mapping[str, Any], stats: JoinStats | None = None) -> tuple[int, ...]:
-    """One unit: the residues of its centre pattern (picklable; halves cached per process)."""
+def solve_exact_unit(payload: Mapping[str, Any], stats: JoinStats | None = None,
+                     backend: str = "cpu") -> tuple[int, ...]:
+    """One unit: the residues of its centre pattern (picklable; halves cached per process).
+    ``backend="gpu"``: half sweeps and pairing on the current CUDA device, same result."""
     with _round_lock:
         rnd = _prepared(payload["h"], payload["w"], payload["removed"], payload["squares"],
-                        payload["max_entries"])
+                        payload["max_entries"], backend)
+    if backend == "gpu":
+        from .gpu_join import join_exact_centre_gpu
+
+        return tuple(join_exact_centre_gpu(rnd, payload["C"], stats))
     return tuple(join_exact_centre(rnd, payload["C"], stats))
 
 
 def count_exact_join(m: int, n: int, *, removed: int, squares: int,
                      run: Mapping[str, Any] | None = None, max_entries: int | None = None,
-                     stats: JoinStats | None = None) -> int:
+                     stats: JoinStats | None = None, backend: str = "cpu") -> int:
     """Valid configurations of an m×n grid with exactly ``removed`` sticks removed and
     ``squares`` squares, by the centre join (units through
-    :func:`gpuqueens.runner.run_units`; ``run``: its options, ``stats``: as for
+    :func:`gpuqueens.runner.run_units`; ``run``: its options, ``stats``, ``backend``: as for
     :func:`.table.table_rows`)."""
     h, w = orient(m, n)
     if squares > square_count(h, w) or removed > stick_count(h, w):
@@ -225,15 +237,14 @@ def count_exact_join(m: int, n: int, *, removed: int, squares: int,
         raise ValueError("stats are gathered in this process only: not with an executor")
     run.setdefault("progress", False)
     units = exact_units(h, w, removed, squares, max_entries)
-    solve = solve_exact_unit if stats is None else functools.partial(solve_exact_unit,
-                                                                     stats=stats)
+    solve = functools.partial(solve_exact_unit, stats=stats, backend=backend)
     job = {"problem": "matchsticks-exact", "format": 1, "m": h, "n": w, "removed": removed,
            "squares": squares}
     try:
         results = run_units(units, solve, job=job, description=f"{h}×{w}, R={removed}, S={squares}",
                             **run)
         if stats is not None:
-            rnd = _prepared(h, w, removed, squares, max_entries)
+            rnd = _prepared(h, w, removed, squares, max_entries, backend)
             stats.add_round(rnd)  # type: ignore[arg-type]  # the same fields as a Round's
         primes = primes_for_bound(binomial_bound(stick_count(h, w), removed), NARROW_PRIME_LIMIT)
         residues = [sum(result[k] for result in results.values()) % p
@@ -242,3 +253,7 @@ def count_exact_join(m: int, n: int, *, removed: int, squares: int,
     finally:
         _prepared.cache_clear()
         unit_square_bound.cache_clear()
+        if backend == "gpu":
+            from .gpu_join import release_device_sides
+
+            release_device_sides()

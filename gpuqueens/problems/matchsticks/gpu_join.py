@@ -1,6 +1,7 @@
 """The centre join's pairing on the GPU: each centre pattern's groups built on the device
 (:mod:`.join_groups`, CuPy array operations), pairs counted by ``kernels/matchstick_join.cu``
-(:mod:`.join_twin` is its NumPy twin), for the rounds of the puzzle table.
+(:mod:`.join_twin` is its NumPy twin), for the rounds of the puzzle table
+(:func:`table_centre`) and for problem 2, R and S exact (:func:`exact_centre`).
 
 The pipeline is written once over an array module ``xp`` and a *pairing* (the kernel's
 launcher, or the twin): with ``xp = numpy`` and the twin it runs on the CPU, pair by pair,
@@ -34,13 +35,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .grid import mirror_pattern
-from .join_blocks import table_blocks, windows_for
+from .join_blocks import exact_blocks, table_blocks, windows_for
 from .join_groups import DeviceParts, SideGroups, side_groups
 from .join_twin import CHUNK, GroupArrays, centre_masks, pair_bins
 from .modular import crt
 
-__all__ = ["KERNEL_SOURCE", "Sides", "device_sides", "table_centre", "join_centre_gpu",
-           "release_device_sides", "twin_pairing", "kernel_pairing", "SHARED_LIMIT"]
+__all__ = ["KERNEL_SOURCE", "Sides", "device_sides", "table_centre", "exact_centre",
+           "join_centre_gpu", "join_exact_centre_gpu", "release_device_sides", "twin_pairing",
+           "kernel_pairing", "SHARED_LIMIT"]
 
 KERNEL_SOURCE = "matchstick_join.cu"
 #: Most dynamic shared memory a launch asks for (the chunk and the bins of a prime batch);
@@ -117,11 +119,12 @@ def device_sides(xp, rnd) -> Sides:
     return Sides(xp, left, None if rnd.symmetric else DeviceParts.of(xp, rnd.right))
 
 
-def _both(sides: Sides, C: int, max_squares: int, primes) -> tuple[SideGroups, SideGroups]:
-    gl = side_groups(sides.xp, sides.left, C, max_squares, primes)
+def _both(sides: Sides, C: int, max_squares: int, primes,
+          every_r: bool = False) -> tuple[SideGroups, SideGroups]:
+    gl = side_groups(sides.xp, sides.left, C, max_squares, primes, every_r)
     if sides.right is None:
         return gl, gl.mirrored(sides.left.xwords_mirrored)
-    return gl, side_groups(sides.xp, sides.right, C, max_squares, primes)
+    return gl, side_groups(sides.xp, sides.right, C, max_squares, primes, every_r)
 
 
 def _weighted(residues: np.ndarray, primes: np.ndarray, weight: int) -> list[int]:
@@ -160,13 +163,38 @@ def table_centre(sides: Sides, rnd, C: int, pairing: Pairing, stats=None) -> dic
     return found
 
 
+def exact_centre(sides: Sides, rnd, C: int, pairing: Pairing, stats=None) -> list[int]:
+    """:func:`.exact_join.join_exact_centre` on the device: the residues (one per prime) of
+    the configurations whose centre sticks are C or its mirror with exactly R removed and
+    S squares. The table's pairing with one bin: groups for every r (the parts' removals
+    are exact), sorted by r so that only runs whose r add up to R meet
+    (:func:`.join_blocks.exact_blocks`), and the window R..R for S alone."""
+    begin = time.perf_counter()
+    h, S, R, primes = rnd.h, rnd.squares, rnd.removed, rnd.primes
+    removed_c = h - bin(C).count("1")
+    if R < removed_c:
+        return [0] * len(primes)
+    gl, gr = _both(sides, C, S, primes, every_r=True)
+    if stats is not None:
+        stats.groups += len(gl.groups)
+    blocks = exact_blocks(sides.xp, gl.groups.r, gl.score, gr.groups.r, gr.score, R - removed_c,
+                          S + 2 * (R - removed_c), sides.right is None)
+    windows, bins = windows_for({S: (R, R)}, S)
+    one, zero = centre_masks(h, C)
+    hits, residues = pairing(gl.groups, gr.groups, blocks, windows, level=S + 2 * R, bins=bins,
+                             valid_one=one, valid_zero=zero, removed_c=removed_c, primes=primes)
+    if stats is not None:
+        stats.hits += int(hits.sum())
+        stats.join_seconds += time.perf_counter() - begin
+    return _weighted(residues[:, windows[S][2]], primes, 1 if mirror_pattern(C, h) == C else 2)
+
+
 _held: dict = {}   # the round whose parts are on the device, and those parts
 _held_lock = threading.Lock()
 
 
-def join_centre_gpu(rnd, C: int, stats=None) -> dict[int, tuple[int, int]]:
-    """:func:`.pairing.join_centre` on the current CUDA device; the round's parts stay on
-    the device for its other units (until the next round or :func:`release_device_sides`)."""
+def _on_device(rnd):
+    """The device's copy of the round's parts (made once per round) and the kernel's pairing."""
     from ...kernels import load_module
     from .gpu import cupy_module
 
@@ -176,8 +204,21 @@ def join_centre_gpu(rnd, C: int, stats=None) -> dict[int, tuple[int, int]]:
             _held.clear()
             _held.update(round=rnd, sides=device_sides(cupy, rnd))
         sides = _held["sides"]
-    pairing = kernel_pairing(cupy, load_module(KERNEL_SOURCE, ("-std=c++17",)))
+    return sides, kernel_pairing(cupy, load_module(KERNEL_SOURCE, ("-std=c++17",)))
+
+
+def join_centre_gpu(rnd, C: int, stats=None) -> dict[int, tuple[int, int]]:
+    """:func:`.pairing.join_centre` on the current CUDA device; the round's parts stay on
+    the device for its other units (until the next round or :func:`release_device_sides`)."""
+    sides, pairing = _on_device(rnd)
     return table_centre(sides, rnd, C, pairing, stats)
+
+
+def join_exact_centre_gpu(rnd, C: int, stats=None) -> list[int]:
+    """:func:`.exact_join.join_exact_centre` on the current CUDA device (parts kept as for
+    :func:`join_centre_gpu`)."""
+    sides, pairing = _on_device(rnd)
+    return exact_centre(sides, rnd, C, pairing, stats)
 
 
 def release_device_sides() -> None:

@@ -25,7 +25,7 @@ import numpy as np
 
 from .join_twin import BLOCK_ROWS, MAX_COLUMNS
 
-__all__ = ["table_blocks", "windows_for"]
+__all__ = ["table_blocks", "exact_blocks", "windows_for"]
 
 
 def _host(values) -> np.ndarray:
@@ -72,6 +72,30 @@ def table_blocks(xp, left_score, right_score, limit: int, symmetric: bool) -> np
     weights = 1 | (2 if symmetric else 1) << 8
     return _row_blocks(xp, left_score, right_score, 0, top, 0, len(right_score), limit,
                        symmetric, weights).astype(np.int32)
+
+
+def exact_blocks(xp, left_r, left_score, right_r, right_score, removed: int, limit: int,
+                 symmetric: bool) -> np.ndarray:
+    """Descriptors (int32) for problem 2's pairs, r_a + r_b = ``removed`` exactly and
+    score_a + score_b <= limit: the groups sorted by r, then by score, and each left run of
+    one r paired with the right run of the r that completes it (a staircase in each), so
+    that no launch tests pairs whose removals cannot add up. A symmetric join takes
+    r_a <= r_b: the runs r_a < r_b once (weight 2), the run r_a = r_b as a triangle."""
+    if len(left_r) == 0 or len(right_r) == 0:
+        return np.zeros((0, 6), dtype=np.int32)
+    values = np.arange(removed + 2)
+    left_at = _host(xp.searchsorted(left_r, xp.asarray(values))).astype(np.int64)
+    right_at = _host(xp.searchsorted(right_r, xp.asarray(values))).astype(np.int64)
+    pieces = [np.zeros((0, 6), dtype=np.int64)]
+    for ra in range(removed + 1):
+        rb = removed - ra
+        if symmetric and ra > rb:
+            break
+        triangle = symmetric and ra == rb
+        weights = (1 | 2 << 8) if triangle else (514 if symmetric else 257)
+        pieces.append(_row_blocks(xp, left_score, right_score, left_at[ra], left_at[ra + 1],
+                                  right_at[rb], right_at[rb + 1], limit, triangle, weights))
+    return np.concatenate(pieces).astype(np.int32)
 
 
 def windows_for(ranges: dict[int, tuple[int, int]], max_s: int) -> tuple[list[list[int]], int]:

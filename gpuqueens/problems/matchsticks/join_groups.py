@@ -59,7 +59,8 @@ class DeviceParts:
 
 @dataclass
 class SideGroups:
-    """One side's groups for one C, sorted by ``score`` = s' + 2r."""
+    """One side's groups for one C, sorted by ``score`` = s' + 2r (problem 2's: by r, then
+    by score)."""
 
     groups: GroupArrays
     score: Any
@@ -73,8 +74,10 @@ class SideGroups:
 
 
 def side_groups(xp, parts: DeviceParts, C: int, max_squares: int,
-                primes: np.ndarray) -> SideGroups:
-    """The groups of one side for centre pattern C (fewest r per group key)."""
+                primes: np.ndarray, every_r: bool = False) -> SideGroups:
+    """The groups of one side for centre pattern C: the fewest r per group key (the table),
+    or with ``every_r`` one group per (group key, r) with all its counts (problem 2, whose
+    parts have exact removals)."""
     s = parts.s
     for k, rows in enumerate(parts.yrows):
         if (C & rows) == rows:   # C keeps this centre square's side: it closes
@@ -83,18 +86,25 @@ def side_groups(xp, parts: DeviceParts, C: int, max_squares: int,
     r = parts.r[ok]
     top = int(r.max()) if len(r) else 0
     group_key = parts.hx[ok] * (max_squares + 1) + s[ok]
-    order = xp.argsort(group_key * (top + 1) + r)
-    group_key, r = group_key[order], r[order]
+    key_r = group_key * (top + 1) + r
+    order = xp.argsort(key_r)
+    group_key, r, key_r = group_key[order], r[order], key_r[order]
     rows = ok[order]
-    starts, run = run_starts(xp, group_key)     # the first of a run holds the fewest r
-    at_fewest = r == r[starts][run]
-    counts = run_sums(xp, parts.counts[rows] * at_fewest[:, None].astype(xp.uint64), starts, primes)
+    if every_r:
+        starts, _ = run_starts(xp, key_r)
+        counts = run_sums(xp, parts.counts[rows], starts, primes)
+    else:
+        starts, run = run_starts(xp, group_key)     # the first of a run holds the fewest r
+        at_fewest = r == r[starts][run]
+        counts = run_sums(xp, parts.counts[rows] * at_fewest[:, None].astype(xp.uint64), starts,
+                          primes)
     key, fewest = group_key[starts], r[starts]
     s_group = key % (max_squares + 1)
     hx = key // (max_squares + 1)
     H, X = hx // parts.patterns, hx % parts.patterns
     score = s_group + 2 * fewest
-    order = xp.argsort(score)
+    # by score for the table's staircase; by r, then score, for problem 2's runs of one r
+    order = xp.argsort(fewest * (max_squares + 1) + s_group if every_r else score)
     groups = GroupArrays(parts.xwords[X[order]],
                          (H[order] | s_group[order] << 16).astype(xp.uint32),
                          fewest[order].astype(xp.int32),

@@ -54,7 +54,7 @@ import numpy as np
 
 from ...estimates import format_bytes
 from .bounds import UnitSquareBound
-from .square_costs import SWEEP_COPIES, entry_bytes, live_entry_limit
+from .square_costs import SWEEP_COPIES, entry_bytes, live_entry_limit, memory_for_entries
 from .grid import orient, square_count, stick_count
 from .keys import ONE, U64, KeyLayout, merge_equal_keys
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
@@ -218,8 +218,9 @@ def step_point(layout: KeyLayout, state: State, i: int, j: int, *, bound: UnitSq
 
 def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
           stats: SweepStats | None = None, caps: dict[int, int] | None = None,
-          max_entries: int | None = None):
-    """Run the sparse DP over the whole grid.
+          max_entries: int | None = None, xp=np):
+    """Run the sparse DP over the whole grid (on array module ``xp``: NumPy, or CuPy on the
+    current device; the results are NumPy arrays).
 
     ``max_removed=None`` selects table mode; an int selects exact mode for R = max_removed.
     Returns ``(s, removed, residues, primes)`` arrays over the final entries: squares,
@@ -232,11 +233,11 @@ def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
     table_mode = max_removed is None
     layout = KeyLayout(h, w, max_squares, None if table_mode else max_removed)
     primes_list = primes_for_bound(binomial_bound(sticks, max_removed), NARROW_PRIME_LIMIT)
-    primes = np.array(primes_list, dtype=U64)
-    limit = live_entry_limit(max_entries, layout.words, len(primes))
-    keys = [np.zeros(1, dtype=U64) for _ in range(layout.words)]
-    removed = np.zeros(1, dtype=np.int64)
-    counts = np.ones((1, len(primes)), dtype=U64)
+    primes = xp.asarray(np.array(primes_list, dtype=U64))
+    limit = live_entry_limit(max_entries, layout.words, len(primes), memory_for_entries(xp))
+    keys = [xp.zeros(1, dtype=U64) for _ in range(layout.words)]
+    removed = xp.zeros(1, dtype=np.int64)
+    counts = xp.ones((1, len(primes)), dtype=U64)
     decided = 0
     bound = UnitSquareBound(h, w, max_squares)
     if table_mode and caps is None:
@@ -251,7 +252,7 @@ def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
             keys, removed, counts = step_point(
                 layout, (keys, removed, counts), i, j, bound=bound, caps=caps,
                 max_squares=max_squares, primes=primes, max_removed=max_removed,
-                undecided=sticks - decided)
+                undecided=sticks - decided, xp=xp)
             if len(keys[0]) > limit:
                 raise too_many_entries(f"{m}×{n}: the square-tracking sweep (column {j})",
                                        len(keys[0]), limit, layout.words, len(primes))
@@ -260,6 +261,8 @@ def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
     s = layout.get(keys, "s").astype(np.int64)
     if not table_mode:
         removed = layout.get(keys, "r").astype(np.int64)
+    if xp is not np:  # the few final entries back to the host
+        s, removed, counts = xp.asnumpy(s), xp.asnumpy(removed), xp.asnumpy(counts)
     return s, removed, counts, primes_list
 
 
@@ -305,11 +308,13 @@ def table_rows_by_sweep(m: int, n: int, squares, *,
 
 
 def count_exact(m: int, n: int, *, removed: int, squares: int,
-                stats: SweepStats | None = None) -> int:
-    """Valid configurations with exactly ``removed`` sticks removed and ``squares`` squares."""
+                stats: SweepStats | None = None, xp=np) -> int:
+    """Valid configurations with exactly ``removed`` sticks removed and ``squares`` squares
+    (``xp``: see :func:`sweep`)."""
     if squares > square_count(m, n) or removed > stick_count(m, n):
         return 0
-    s, r, counts, primes = sweep(m, n, max_squares=squares, max_removed=removed, stats=stats)
+    s, r, counts, primes = sweep(m, n, max_squares=squares, max_removed=removed, stats=stats,
+                                 xp=xp)
     total = 0
     for a, b, value in zip(s, r, _exact_counts(counts, primes)):
         if a == squares and b == removed:
