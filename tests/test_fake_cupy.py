@@ -1,7 +1,8 @@
 """The CuPy stand-in (tests/fake_cupy.py) refuses what CuPy refuses: host arrays mixed with
 device arrays. Without this, GPU code that mixes them passes here and fails on a GPU.
 
-No kernel runs here, so nothing is compiled.
+No kernel runs here, so nothing is compiled; the last tests run gpuqueens' CuPy array code
+(the transfer matrix, the centre join's groups) on the stand-in against NumPy.
 """
 
 from __future__ import annotations
@@ -9,6 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from fake_cupy import DeviceArray, make_fake_cupy
+
+from gpuqueens.problems.matchsticks import gpu_join
+from gpuqueens.problems.matchsticks.join_blocks import table_blocks
+from gpuqueens.problems.matchsticks.pairing import centre_patterns, prepare_round
+from gpuqueens.problems.matchsticks.transfer import count_by_removed
 
 REFUSED = r"Unsupported type <class 'numpy\.ndarray'> \(CuPy refuses host arrays mixed"
 
@@ -134,3 +140,26 @@ def test_get_and_asnumpy_give_host_copies(cp, dev):
 def test_out_gives_back_the_callers_array(dev):
     target = dev.copy()
     assert np.add(dev, dev, out=target) is target and target.get().tolist() == list(range(0, 12, 2))
+
+
+# -- gpuqueens' CuPy array code on the stand-in ------------------------------------------
+
+@pytest.mark.parametrize("m,n", [(1, 1), (2, 3), (3, 4)])
+def test_the_cupy_transfer_runs_on_the_stand_in(cp, m, n):
+    assert count_by_removed(m, n, xp=cp) == count_by_removed(m, n)
+
+
+def test_the_centre_join_groups_run_on_the_stand_in(cp):
+    h, w, level = 3, 4, 25
+    rnd = prepare_round(h, w, {q: (level - q) // 2 for q in range(12)}, level)
+    on_host, on_device = gpu_join.device_sides(np, rnd), gpu_join.device_sides(cp, rnd)
+    for C in centre_patterns(h):
+        host_groups = gpu_join._both(on_host, C, max(rnd.caps), rnd.primes)
+        device_groups = gpu_join._both(on_device, C, max(rnd.caps), rnd.primes)
+        for expected, got in zip(host_groups, device_groups):
+            assert _on_device(got.score) and _on_device(got.groups.counts)
+            for name in ("x", "hs", "r", "counts"):
+                assert np.array_equal(getattr(expected.groups, name), getattr(got.groups, name).get())
+            assert np.array_equal(expected.score, got.score.get())
+        assert np.array_equal(table_blocks(np, host_groups[0].score, host_groups[1].score, level, False),
+                              table_blocks(cp, device_groups[0].score, device_groups[1].score, level, False))
