@@ -16,8 +16,28 @@ It gives the subset of CuPy that gpuqueens uses, checked the way a real launch w
   ``tests/fake_matchstick_join.py``, and the symmetric search's to
   ``tests/fake_nqueens_symmetric.py`` instead;
 * ``RawKernel`` runs only the backend probe's kernel;
-* everything else (``zeros``, ``minimum``, dtypes, ...) is NumPy's, returning device arrays,
-  so the CuPy path of the matchstick transfer matrix runs too;
+* everything else (``zeros``, ``minimum``, ``concatenate``, dtypes, ...) is NumPy's, so the
+  CuPy array code (the matchstick transfer matrix, the centre join's groups) runs too, held
+  to what CuPy refuses, since NumPy would let it pass:
+
+  - what the module's functions give, and what ufuncs, operators, methods, indexing and NumPy
+    functions (``np.concatenate``, as CuPy's ``__array_function__``) make of device arrays,
+    are device arrays, NumPy scalars among them as 0-d arrays (CuPy's reductions and element
+    reads stay on the device); ``asnumpy(a)`` and ``a.get()`` give host copies;
+  - a host array (a plain NumPy array, 0-d ones too) mixed with device arrays in a ufunc or
+    operator (also as ``out=``), a NumPy function, a method (``searchsorted``, ``dot``) or a
+    function of the module raises CuPy's ``TypeError: Unsupported type <class
+    'numpy.ndarray'>``; so does a list as an operand. Python and NumPy scalars are fine, and
+    so are host arrays given to ``asarray``, ``array`` and the ``*_like`` functions;
+  - as in CuPy, host index arrays (integer or boolean) are accepted, and through them host
+    values can be assigned (``a[host_index] = host_values``); assigning a host array or a
+    list through slices (``a[1:] = host``) raises CuPy's ``ValueError``;
+  - a device array has no ``__index__`` (``range(a.max())``, ``a[:a.max()]``): use ``int()``;
+  - not caught (NumPy has no hook for them): host code reading a device array without
+    ``.get()`` (``np.asarray(a)``, ``host[...] = a``, ``host[a]``), which CuPy refuses; and
+    stricter than CuPy: a host 0-d array on the left of a comparison with a device array
+    (CuPy takes its value), a host array given to a function that CuPy happens to run on
+    the host (it returns a NumPy array there, which then fails on the device);
 * ``make_fake_cupy(libraries, devices=k)`` has k devices, of which CUDA shows those listed in
   ``CUDA_VISIBLE_DEVICES`` (read when "CUDA" initialises, as CUDA does); each device's
   ``pciBusID`` is 0x10 + its physical index, so a test can tell which one a process uses;
@@ -55,15 +75,172 @@ _C_POINTEES = {"nq_u32": np.uint32, "unsigned char": np.uint8, "nq_u64": np.uint
                "mj_u32": np.uint32, "mj_u64": np.uint64}
 
 
+_PYTHON_SCALARS = (bool, int, float, complex)
+#: the fake ``cupy``'s NumPy functions that take host arrays: the copies to the device, and
+#: the ``*_like`` ones (they read only the shape and dtype)
+_HOST_INPUT = {"asarray", "array", "asanyarray", "zeros_like", "ones_like", "empty_like", "full_like"}
+
+
+def _refusal(where: str, value) -> TypeError:
+    return TypeError(f"{where}: Unsupported type {type(value)} (CuPy refuses host arrays mixed "
+                     f"with device arrays; move them with cupy.asarray)")
+
+
+def _is_host_array(value) -> bool:
+    return isinstance(value, np.ndarray) and not isinstance(value, DeviceArray)
+
+
+def _refuse_host(where: str, args, kwargs) -> None:
+    """TypeError for a plain NumPy array among ``args`` and ``kwargs`` (also in lists and tuples)."""
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, (list, tuple)):
+            _refuse_host(where, value, {})
+        elif _is_host_array(value):
+            raise _refusal(where, value)
+
+
+def _plain(value):
+    """Device arrays (also in lists and tuples) as plain NumPy views, for NumPy to run on."""
+    if isinstance(value, DeviceArray):
+        return value.view(np.ndarray)
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return type(value)(_plain(item) for item in value)
+    return value
+
+
+def _on_device(result):
+    """A result as CuPy gives it: arrays, NumPy scalars (as 0-d arrays: CuPy's reductions and
+    element reads stay on the device) and the arrays of tuples and lists are device arrays."""
+    if isinstance(result, DeviceArray):
+        return result
+    if isinstance(result, (np.ndarray, np.generic)):
+        return np.asarray(result).view(DeviceArray)
+    if isinstance(result, tuple) and hasattr(result, "_fields"):  # a named tuple (unique_all)
+        return type(result)(*map(_on_device, result))
+    if isinstance(result, (list, tuple)):
+        return type(result)(map(_on_device, result))
+    return result
+
+
+def _is_advanced_index(key) -> bool:
+    """Whether CuPy reads ``key`` as advanced indexing (an index array, a list or a bool)."""
+    return any(isinstance(part, (np.ndarray, list, bool, np.bool_))
+               for part in (key if isinstance(key, tuple) else (key,)))
+
+
 class DeviceArray(np.ndarray):
-    """A "device" array: NumPy memory that, like CuPy's, is read back with ``.get()``."""
+    """A "device" array: NumPy memory that, like CuPy's, is read back with ``.get()`` and is
+    not mixed with host arrays (see the module docstring)."""
 
     def get(self) -> np.ndarray:
-        return np.array(self, copy=True).view(np.ndarray)
+        return np.array(self.view(np.ndarray), copy=True)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        for value in inputs:
+            if isinstance(value, (list, tuple)) or _is_host_array(value):
+                raise _refusal(ufunc.__name__, value)
+            if not isinstance(value, (DeviceArray, np.generic, *_PYTHON_SCALARS)):
+                return NotImplemented
+        _refuse_host(ufunc.__name__, (), kwargs)  # out=, where=
+        plain = {key: _plain(value) for key, value in kwargs.items()}
+        result = getattr(ufunc, method)(*map(_plain, inputs), **plain)
+        out = kwargs.get("out")
+        if out:  # the caller's own arrays, as NumPy returns them
+            return out[0] if len(out) == 1 else out
+        return _on_device(result)
+
+    def __array_function__(self, func, types, args, kwargs):
+        _refuse_host(func.__name__, args, kwargs)
+        plain = {key: _plain(value) for key, value in kwargs.items()}
+        result = super().__array_function__(func, types, _plain(args), plain)
+        if "out" in kwargs and result is plain["out"]:
+            return kwargs["out"]
+        return _on_device(result)
+
+    def __getitem__(self, key):
+        # CuPy copies host index arrays to the device (accepted) and reads one element as a
+        # 0-d device array
+        return _on_device(super().__getitem__(_plain(key)))
+
+    def __setitem__(self, key, value):
+        if not isinstance(value, DeviceArray) and isinstance(value, (np.ndarray, list, tuple)) \
+                and np.ndim(value) > 0 and not _is_advanced_index(key):
+            # CuPy copies a host value in only through an index array; through slices it
+            # fills with a scalar and refuses anything larger
+            raise ValueError(f"non-scalar {type(value).__name__} cannot be used for fill (CuPy "
+                             f"refuses host arrays mixed with device arrays; use cupy.asarray)")
+        super().__setitem__(_plain(key), _plain(value))
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(len(self)))
+
+    def __index__(self):
+        # CuPy's arrays have none: range(a.max()) or a[:n] with a device n fail there
+        raise TypeError("a device array is not an index: convert it with int()")
+
+    def __repr__(self):
+        return repr(self.get())
+
+    def __str__(self):
+        return str(self.get())
+
+    def __format__(self, spec):
+        return format(self.get(), spec)
+
+    # NumPy runs these methods without its dispatch: through the functions, so that
+    # host arguments are refused and results stay on the device
+    def searchsorted(self, v, side="left", sorter=None):
+        return np.searchsorted(self, v, side=side, sorter=sorter)
+
+    def dot(self, b, out=None):
+        return np.dot(self, b, out=out)
+
+    def nonzero(self):
+        return np.nonzero(self)
+
+    def argmax(self, axis=None, out=None, *, keepdims=False):
+        return np.argmax(self, axis=axis, out=out, keepdims=keepdims)
+
+    def argmin(self, axis=None, out=None, *, keepdims=False):
+        return np.argmin(self, axis=axis, out=out, keepdims=keepdims)
 
 
 def _device(array) -> DeviceArray:
     return np.asarray(array).view(DeviceArray)
+
+
+class DeviceFunction:
+    """A NumPy function or ufunc as the fake ``cupy``'s: it refuses host arrays (unless it
+    copies to the device, :data:`_HOST_INPUT`) and gives its arrays as device arrays."""
+
+    def __init__(self, function, name: str, host_input: bool = False):
+        self.function, self.name, self.host_input = function, name, host_input
+
+    def __call__(self, *args, **kwargs):
+        if not self.host_input:
+            _refuse_host(self.name, args, kwargs)
+            if isinstance(self.function, np.ufunc):  # CuPy's ufuncs take no lists either
+                for value in args:
+                    if isinstance(value, (list, tuple)):
+                        raise _refusal(self.name, value)
+        return _on_device(self.function(*args, **kwargs))
+
+    def __getattr__(self, name):  # a ufunc's reduce, accumulate, ...
+        value = getattr(self.function, name)
+        if callable(value) and not isinstance(value, type):
+            return DeviceFunction(value, f"{self.name}.{name}", self.host_input)
+        return value
+
+
+def _numpy_attribute(name: str):
+    """What the fake ``cupy`` has under ``name``: NumPy's, its functions as device functions
+    (dtypes, scalar types and constants as they are)."""
+    value = getattr(np, name)
+    if callable(value) and not isinstance(value, type):
+        return DeviceFunction(value, name, name in _HOST_INPUT)
+    return value
 
 
 def kernel_signatures(code: str) -> dict[str, list[tuple[str, object]]]:
@@ -122,7 +299,7 @@ class FakeKernel:
                               f"kernel allows {self.max_dynamic_shared_size_bytes}")
         if shared_mem + self.shared_size_bytes > ATTRIBUTES["MaxSharedMemoryPerBlockOptin"]:
             raise LaunchError(f"{self.name}: shared memory beyond the device's opt-in limit")
-        self._run(grid[0], block[0], args, shared_mem)
+        self._run(grid[0], block[0], [_plain(a) for a in args], shared_mem)  # the kernel's own memory
         self.launches.append((grid[0], block[0], shared_mem))
 
     def _run(self, grid, block, args, shared_mem):
@@ -212,7 +389,7 @@ class FakeProbeKernel:
             raise LaunchError(f"the fake CuPy runs only the backend probe, not {name!r}")
 
     def __call__(self, grid, block, args, shared_mem=0):
-        out = args[0]
+        out = _plain(args[0])
         out[: block[0]] = np.arange(1, block[0] + 1, dtype=out.dtype)
 
 
@@ -317,13 +494,13 @@ def make_fake_cupy(libraries: dict[str, Path], devices: int = 1) -> types.Module
         return module
 
     module = types.ModuleType("cupy")
-    module.__getattr__ = lambda name: getattr(np, name)  # dtypes and ufuncs are NumPy's
+    module.__getattr__ = _numpy_attribute  # dtypes, ufuncs and functions are NumPy's
     module.ndarray = DeviceArray
-    module.asarray = driver_call(lambda a, dtype=None: _device(np.array(a, dtype=dtype, copy=True)))
+    module.asarray = driver_call(lambda a, dtype=None: _device(np.array(_plain(a), dtype=dtype, copy=True)))
+    module.asnumpy = lambda a, stream=None: a.get() if isinstance(a, DeviceArray) else np.asarray(a)
     module.zeros = driver_call(lambda shape, dtype=float: _device(np.zeros(shape, dtype=dtype)))
-    module.ascontiguousarray = driver_call(lambda a, dtype=None: _device(np.ascontiguousarray(a, dtype=dtype)))
-    module.zeros_like = driver_call(lambda a, dtype=None: _device(np.zeros_like(a, dtype=dtype)))
-    module.asnumpy = lambda a: np.array(a, copy=True).view(np.ndarray)
+    module.ascontiguousarray = driver_call(DeviceFunction(np.ascontiguousarray, "ascontiguousarray"))
+    module.zeros_like = driver_call(lambda a, dtype=None: _device(np.zeros_like(_plain(a), dtype=dtype)))
     module.RawModule = raw_module
     module.RawKernel = driver_call(FakeProbeKernel)
     runtime = types.SimpleNamespace(
