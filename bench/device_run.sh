@@ -131,7 +131,10 @@ if step matchsticks; then
   banner "matchsticks on the GPU: whole distributions (16x16..18x18, 20x20), then the puzzle table 5x5..7x7"
   python bench/gpu_matchsticks.py --grids 16-18,20 --repeats 1 --json "$out/matchsticks.json" 2>&1 | tee "$out/matchsticks.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  python bench/gpu_matchstick_table.py --json "$out/matchstick_table.json" 2>&1 | tee "$out/matchstick_table.txt"
+  # problem 2 checked against every row up to 6x6, against four rows of 7x7 (a join each)
+  python bench/gpu_matchstick_table.py --grids 5-6 --json "$out/matchstick_table.json" 2>&1 | tee "$out/matchstick_table.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  python bench/gpu_matchstick_table.py --grids 7 --exact-squares 0,5,10,14 --json "$out/matchstick_table7.json" 2>&1 | tee "$out/matchstick_table7.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 

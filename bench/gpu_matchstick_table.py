@@ -27,7 +27,11 @@ check
     ``cpu`` where the CPU table ran (the rows must be equal), and for every grid
     ``sweep``: the rows for the S in ``--sweep-squares`` (default 0, 1, 2, 4: a few
     seconds each on 7×7) recomputed by the whole-grid square-tracking sweep on the CPU, an
-    independent method. A failed check stops the script.
+    independent method; ``exact``: for the S in ``--exact-squares`` (default all), problem
+    2 on the GPU (``matchsticks(m, n, removed=R, squares=S, backend="gpu")`` at the row's
+    fewest R, another join) equals the row's ways. A failed check stops the script.
+exact s
+    the problem-2 counts of that check, summed (first calls included).
 
 Before spending device time, dry-run it on the CuPy stand-in (nvcc needed; times mean
 nothing): ``python tests/fake_gpu_run.py bench/gpu_matchstick_table.py --grids 4 --repeats 1``.
@@ -46,6 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from gpuqueens.problems.matchsticks.api import matchsticks  # noqa: E402
 from gpuqueens.problems.matchsticks.grid import square_count  # noqa: E402
 from gpuqueens.problems.matchsticks.pairing import JoinStats  # noqa: E402
 from gpuqueens.problems.matchsticks.sweep import table_rows_by_sweep  # noqa: E402
@@ -106,6 +111,15 @@ def run_grid(m: int, n: int, args) -> dict:
             raise SystemExit(f"{m}×{n}: the GPU table differs from the whole-grid sweep "
                              f"for S in {asked}")
         row["checks"].append("sweep")
+    exact = [r for r in rows if args.exact_squares is None or r[0] in args.exact_squares]
+    if exact:
+        begin = time.perf_counter()
+        for q, fewest, ways in exact:
+            if matchsticks(m, n, removed=fewest, squares=q, backend="gpu") != ways:
+                raise SystemExit(f"{m}×{n}: problem 2 at S={q}, R={fewest} differs from the "
+                                 f"table's {ways} ways")
+        row["exact_s"] = round(time.perf_counter() - begin, 3)
+        row["checks"].append("exact")
     return row
 
 
@@ -116,9 +130,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cpu-max", type=int, default=6, help="CPU table up to this short side")
     parser.add_argument("--sweep-squares", default="0,1,2,4",
                         help="S rows checked by the whole-grid sweep ('' for none)")
+    parser.add_argument("--exact-squares", default="all",
+                        help="S rows checked by problem 2 on the GPU ('all', or '' for none)")
     parser.add_argument("--json", type=Path, help="write the rows here")
     args = parser.parse_args(argv)
     args.sweep_squares = [int(q) for q in args.sweep_squares.split(",") if q]
+    args.exact_squares = None if args.exact_squares == "all" else \
+        [int(q) for q in args.exact_squares.split(",") if q]
     rows = []
     for m, n in parse_grids(args.grids):
         row = run_grid(m, n, args)
@@ -127,10 +145,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     print(f"\n{'grid':>6} {'first s':>8} {'warm s':>8} {'sweeps s':>9} {'join s':>8} "
-          f"{'cpu s':>8} {'peak GB':>8}  checks")
+          f"{'cpu s':>8} {'exact s':>8} {'peak GB':>8}  checks")
     for r in rows:
         print(f"{r['grid']:>6} {r['first_s']:>8} {str(r['warm_s']):>8} {str(r['sweeps_s']):>9} "
-              f"{str(r['join_s']):>8} {str(r.get('cpu_s', '-')):>8} {r['peak_gb']:>8}  "
+              f"{str(r['join_s']):>8} {str(r.get('cpu_s', '-')):>8} "
+              f"{str(r.get('exact_s', '-')):>8} {r['peak_gb']:>8}  "
               f"{','.join(r['checks'])}")
 
 

@@ -135,5 +135,5 @@ def test_gpu_table_benchmark_script_dry_run(tmp_path):
          "--json", str(out)], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     rows = json.loads(out.read_text())
-    assert [r["grid"] for r in rows] == ["3x4"] and rows[0]["checks"] == ["cpu", "sweep"]
+    assert [r["grid"] for r in rows] == ["3x4"] and rows[0]["checks"] == ["cpu", "sweep", "exact"]
     assert tuple(tuple(r) for r in rows[0]["rows"]) == gpuqueens.matchstick_table(3, 4, backend="cpu").rows

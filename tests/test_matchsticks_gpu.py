@@ -52,3 +52,15 @@ def test_table_pairing_on_gpu_equals_the_cpu():
     assert table.backend == "gpu" and list(table.rows) == SEED_6X6
     assert gpuqueens.matchstick_table(5, 5, backend="gpu").rows == \
         gpuqueens.matchstick_table(5, 5, backend="cpu").rows
+
+
+def test_counting_by_squares_on_gpu_equals_the_table_rows():
+    # the whole-grid sweep on CuPy arrays (5×5) and the exact join on the device (6×6), each
+    # at the table's fewest R, against the table's ways
+    import gpuqueens
+    from seed_tables import SEED_5X5, SEED_6X6
+
+    for m, rows in [(5, SEED_5X5[::4]), (6, SEED_6X6[::3])]:
+        for squares, fewest, ways in rows:
+            assert gpuqueens.matchsticks(m, m, removed=fewest, squares=squares,
+                                         backend="gpu") == ways, (m, squares)
