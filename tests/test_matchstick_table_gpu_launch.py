@@ -25,7 +25,9 @@ import gpuqueens
 from gpuqueens import kernels
 from gpuqueens.problems.matchsticks import gpu_join, halves
 from gpuqueens.problems.matchsticks.exact_join import join_exact_centre, prepare_exact
+from gpuqueens.problems.matchsticks.modular import crt
 from gpuqueens.problems.matchsticks.pairing import JoinStats, centre_patterns, join_centre, prepare_round
+from gpuqueens.problems.matchsticks.sweep import count_exact
 
 needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
 
@@ -52,6 +54,20 @@ def test_twin_pipeline_equals_the_cpu_exact_join(h, w, removed, squares):
     for C in centre_patterns(h):
         assert gpu_join.exact_centre(sides, rnd, C, gpu_join.twin_pairing) == \
             join_exact_centre(rnd, C), C
+
+
+@pytest.mark.parametrize("h,w,removed,squares", [(2, 3, 5, 1), (3, 5, 9, 2), (4, 4, 12, 3),
+                                                   (4, 5, 14, 2)])
+def test_twin_pipeline_equals_the_whole_grid_sweep(h, w, removed, squares):
+    # an independent method: the centre patterns' residues added up, against the sweep
+    rnd = prepare_exact(h, w, removed, squares)
+    sides = gpu_join.device_sides(np, rnd)
+    primes = [int(p) for p in rnd.primes]
+    total = [0] * len(primes)
+    for C in centre_patterns(h):
+        found = gpu_join.exact_centre(sides, rnd, C, gpu_join.twin_pairing)
+        total = [(t + v) % p for t, v, p in zip(total, found, primes)]
+    assert crt(total, primes) == count_exact(h, w, removed=removed, squares=squares) > 0
 
 
 @pytest.fixture
