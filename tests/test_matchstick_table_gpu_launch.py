@@ -1,11 +1,12 @@
 """The centre join on the GPU (the puzzle table and problem 2), run without a GPU.
 
-Two checks, for the table and for problem 2 (R and S exact): the pairing pipeline of gpuqueens/problems/matchsticks/gpu_join.py on NumPy
-arrays with the kernel's NumPy twin against the CPU's pairing (BLAS products), centre
-pattern by centre pattern; and whole tables with ``backend="gpu"`` through the CuPy
-stand-in (tests/fake_cupy.py), whose ``matchstick_join_pairs`` launches are checked and run
-by the host build of the kernel (tests/fake_matchstick_join.py), against the CPU tables.
-"""
+The pairing pipeline of gpuqueens/problems/matchsticks/gpu_join.py on NumPy arrays with the
+kernel's NumPy twin, for the table and for problem 2 (R and S exact): against the CPU's
+pairing (BLAS products) centre pattern by centre pattern, and for problem 2 summed over the
+patterns against the whole-grid sweep. Then whole tables and counts with ``backend="gpu"``
+through the CuPy stand-in (tests/fake_cupy.py), whose ``matchstick_join_pairs`` launches are
+checked and run by the host build of the kernel (tests/fake_matchstick_join.py), against
+the CPU's."""
 
 from __future__ import annotations
 
