@@ -11,7 +11,7 @@ microseconds, whatever the size: nothing below loops over the grid.
 
 >>> cost = transfer_cost(10, 10, 220, "cpu")
 >>> cost.primes, cost.memory < 2**30, cost.seconds < 60
-(4, True, True)
+(3, True, True)
 >>> transfer_cost(2, 10**6, 5 * 10**6 + 2, "cpu").memory > 2**40   # 2×10^6: terabytes
 True
 """
@@ -25,8 +25,8 @@ from ...estimates import check_memory, warn_if_long
 from .column_powers import power_seconds
 from .grid import stick_count
 
-__all__ = ["Cost", "check_cost", "transfer_cost", "power_cost", "prime_count", "log2_binomial",
-           "prime_search_seconds", "amount"]
+__all__ = ["Cost", "check_cost", "transfer_cost", "power_cost", "prime_count", "bound_prime_count",
+           "log2_binomial", "prime_search_seconds", "amount"]
 
 
 @dataclass(frozen=True)
@@ -77,6 +77,35 @@ def prime_count(sticks: int, top: int | None, prime_bits: int) -> int:
     top = sticks if top is None else min(top, sticks)
     bits = log2_binomial(sticks, min(top, sticks // 2))
     return int(bits // (prime_bits - 0.01)) + 1
+
+
+def bound_prime_count(h: int, w: int, top: int, prime_bits: int) -> tuple[int, float]:
+    """(primes, bits) for problem 1 on an h×w grid, R <= top: the primes of about
+    ``prime_bits`` bits that its methods choose by :func:`.count_bound.count_bound`, from
+    that bound's fitted size (:func:`.count_bound.estimated_bound_bits`); the count or one
+    more, as :func:`prime_count`.
+
+    >>> bound_prime_count(10, 10, 220, 62)[0], prime_count(220, None, 62)
+    (3, 4)
+    """
+    from .count_bound import estimated_bound_bits
+
+    bits = estimated_bound_bits(h, w, top)
+    return int(bits // (prime_bits - 0.01)) + 1, bits
+
+
+def _bound_seconds(h: int, w: int, top: int, backend: str) -> float:
+    """The bound's float64 sweep: on the CPU at its measured rate; on the GPU its bytes at
+    the H100's rate and its launches (:func:`.transfer_work.method_cost`)."""
+    from . import transfer_work as work
+    from .count_bound import bound_points
+
+    steps = (h + 1) * (w + 1)
+    updates = float(1 << (h + 2)) * len(bound_points(stick_count(h, w), top)) * steps
+    if backend == "gpu":
+        return (updates * work.BOUND_BYTES_PER_UPDATE / work.H100.bandwidth / work.H100.efficiency
+                + steps * work.BOUND_LAUNCHES_PER_STEP * work.LAUNCH_SECONDS)
+    return updates * work.BOUND_SECONDS_PER_UPDATE + steps * work.BOUND_SECONDS_PER_STEP
 
 
 #: Choosing k primes (modular.primes_for_bound tries k = 1, 2, ... and tests candidates
@@ -130,7 +159,8 @@ def transfer_cost(h: int, w: int, top: int, backend: str = "cpu") -> Cost:
     """Problem 1 on an h×w grid (h <= w) for R = 0..top, by the method ``backend`` runs.
 
     CPU, the dense transfer matrix: the state has 2^(h+2) rows of top + 1 residues (uint64);
-    each of the k primes (for counts up to C(E, R)) is a pass over the (h+1)(w+1) grid
+    each of the k primes (for counts up to :func:`.count_bound.count_bound`, after its own
+    float64 sweep, :func:`_bound_seconds`) is a pass over the (h+1)(w+1) grid
     points, and a point step touches the rows' live part (R up to the sticks decided so
     far). The counts come back as k lists of residues and are combined by the CRT into
     top + 1 exact integers. GPU: :func:`_evaluation_cost`.
@@ -139,17 +169,17 @@ def transfer_cost(h: int, w: int, top: int, backend: str = "cpu") -> Cost:
         return _evaluation_cost(h, w, top)
     sticks = stick_count(h, w)
     length = top + 1
-    primes = prime_count(sticks, top, 62)
+    primes, bits = bound_prime_count(h, w, top, 62)
     points = (h + 1) * (w + 1)
     rows = 1 << (h + 2)
     state_bytes = 8.0 * rows * length
     per_step = rows * _mean_live(length, sticks)
-    bits = log2_binomial(sticks, min(top, sticks // 2))
     results = RESIDUE_BYTES * primes * length + length * (bits / 8 + 32)
     crt = CRT_SECONDS * length * primes * primes + prime_search_seconds(primes, 62)
     asked = "every R" if top >= sticks else f"R <= {top}"
     what = f"the {h}×{w} transfer matrix ({asked}, {amount(primes)} prime{'s' * (primes > 1)})"
     seconds = primes * points * (TRANSFER_STEP_SECONDS + TRANSFER_ELEMENT_SECONDS * per_step)
+    seconds += _bound_seconds(h, w, top, "cpu")
     return Cost(what, TRANSFER_ARRAYS * state_bytes + results, seconds + crt, primes)
 
 
@@ -172,7 +202,8 @@ EVALUATION_PRIME_BITS = 29
 def _evaluation_cost(h: int, w: int, top: int) -> Cost:
     """Problem 1 on the GPU, by evaluation points (:mod:`.evaluation`, kernels/matchsticks.cu).
 
-    The work of :func:`.transfer_work.evaluation_work` in closed form: lanes = primes ×
+    The work of :func:`.transfer_work.evaluation_work` in closed form (primes for the
+    bound's fitted size, :func:`bound_prime_count`): lanes = primes ×
     (E+1) in groups of 8, 2^(h+2) residues per lane, the half sweep's (w//2+1)(h+1) point
     steps in passes of at most min(h+1, 10) steps, each pass reading and writing every
     state; GPU seconds are the H100 projection of :func:`.transfer_work.method_cost` (not
@@ -184,7 +215,7 @@ def _evaluation_cost(h: int, w: int, top: int) -> Cost:
 
     sticks = stick_count(h, w)
     points = sticks + 1
-    primes = prime_count(sticks, top, EVALUATION_PRIME_BITS)
+    primes, bits = bound_prime_count(h, w, top, EVALUATION_PRIME_BITS)
     asked = "every R" if top >= sticks else f"R <= {top}"
     what = (f"the {h}×{w} grid by evaluation points on the GPU ({asked}, "
             f"{amount(primes)} primes ≡ 1 mod {points})")
@@ -205,8 +236,7 @@ def _evaluation_cost(h: int, w: int, top: int) -> Cost:
     fma = values * steps * work.FMA_INSTRUCTIONS_PER_UPDATE
     device = work.H100
     floor = max(moved / device.bandwidth, instructions / device.issue_rate, fma / device.fma_rate)
-    host = lanes * (top + 1) * work.HOST_SECONDS_PER_LANE_COEFFICIENT
-    bits = log2_binomial(sticks, min(top, sticks // 2))
+    host = lanes * (top + 1) * work.HOST_SECONDS_PER_LANE_COEFFICIENT + _bound_seconds(h, w, top, "gpu")
     results = RESIDUE_BYTES * primes * (top + 1) + (top + 1) * (bits / 8 + 32)
     lane_group = LANES * states * 4 * buffers
     return Cost(what, results + 8.0 * lanes, floor / device.efficiency + host, primes,

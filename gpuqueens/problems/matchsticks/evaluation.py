@@ -37,7 +37,8 @@ import numpy as np
 
 from .grid import orient, stick_count
 from .interpolation import PRIME_LIMIT, coefficients, evaluation_primes, points, root_of_unity
-from .modular import binomial_bound, crt
+from .count_bound import count_bound
+from .modular import crt
 
 __all__ = ["LANES", "TILE_STEPS", "Pass", "SweepPlan", "sweep_plan", "lane_words", "join_weights",
            "step", "run_pass", "join", "sweep_values", "count_by_removed_evaluated"]
@@ -191,12 +192,15 @@ SweepValues = Callable[[int, int, np.ndarray], np.ndarray]
 def count_by_removed_evaluated(m: int, n: int, max_removed: int | None = None, *,
                                sweep: SweepValues = sweep_values,
                                lanes_per_batch: int | None = None,
-                               check_primes: int = 0) -> list[int]:
+                               check_primes: int = 0, bound: int | None = None) -> list[int]:
     """Exact counts for R = 0..max_removed (default E) by evaluation points.
 
     ``sweep(h, w, lanes)`` returns P(x) mod p per lane: :func:`sweep_values` on the CPU, the
     kernel on the GPU (:mod:`.gpu`). The lanes (E + 1 points for each prime) go in batches
-    of ``lanes_per_batch`` (a multiple of :data:`LANES`; default all at once).
+    of ``lanes_per_batch`` (a multiple of :data:`LANES`; default all at once). The primes'
+    product exceeds ``bound``, an upper bound on every count asked: by default
+    :func:`.count_bound.count_bound` on the CPU (the GPU path passes the same bound computed
+    on the device).
 
     ``check_primes`` more primes are swept than the bound needs: every count must then have
     the same value modulo them as the CRT result of the others (a count beyond the bound, or
@@ -209,8 +213,10 @@ def count_by_removed_evaluated(m: int, n: int, max_removed: int | None = None, *
     sticks = stick_count(h, w)
     top = sticks if max_removed is None else min(max_removed, sticks)
     count = sticks + 1
-    needed = len(evaluation_primes(count, binomial_bound(sticks, top)))
-    primes = evaluation_primes(count, binomial_bound(sticks, top) * (PRIME_LIMIT ** check_primes))
+    if bound is None:
+        bound = count_bound(h, w, top)
+    needed = len(evaluation_primes(count, bound))
+    primes = evaluation_primes(count, bound * (PRIME_LIMIT ** check_primes))
     primes = primes[:needed + check_primes]
     table = lane_words([p for p in primes for _ in range(count)],
                        [x for p in primes for x in points(p, count)])

@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from ...backends import device_free_bytes
+from .count_bound import count_bound
 from .evaluation import LANES, TILE_STEPS, count_by_removed_evaluated, join_weights, sweep_plan
 from .grid import orient
 
@@ -116,9 +117,12 @@ def sweep_values_gpu(h: int, w: int, lanes: np.ndarray, tile_steps: int = TILE_S
 def count_by_removed_gpu(m: int, n: int, max_removed: int | None = None, *,
                          check_primes: int = 0) -> list[int]:
     """Exact counts for R = 0..max_removed (default E) on the current CUDA device
-    (``check_primes``: see :func:`.evaluation.count_by_removed_evaluated`)."""
+    (``check_primes``: see :func:`.evaluation.count_by_removed_evaluated`). The bound that
+    sets the number of primes (:func:`.count_bound.count_bound`, a float64 sweep) runs on
+    the device too: on the host it would take ~20 s at 20×20."""
     cupy = cupy_module()
     h, w = orient(m, n)
+    bound = count_bound(h, w, max_removed, xp=cupy)  # before the batch size reads free memory
     return count_by_removed_evaluated(m, n, max_removed, sweep=sweep_values_gpu,
                                       lanes_per_batch=lanes_per_batch(h, w, device_free_bytes(cupy)),
-                                      check_primes=check_primes)
+                                      check_primes=check_primes, bound=bound)

@@ -5,9 +5,10 @@ and stay exact modulo p. A count c with 0 <= c < P = p1·p2·…·pk is then rec
 from its residues by the Chinese remainder theorem, so it suffices to choose primes whose
 product exceeds a proven upper bound on every count that is wanted.
 
-The bound used everywhere: a configuration with exactly R sticks removed is determined by
-*which* R of the E sticks are removed, so ``count(R) <= C(E, R)``, and any count restricted
-further (by the number of squares, or to valid configurations) is smaller still.
+The binomial bound: a configuration with exactly R sticks removed is determined by *which*
+R of the E sticks are removed, so ``count(R) <= C(E, R)``, and any count restricted further
+(by the number of squares, or to valid configurations) is smaller still. Problems 2 and 3
+use it; problem 1 uses the tighter :func:`.count_bound.count_bound`, which it caps.
 
 >>> primes = primes_below(1 << 20, 2)
 >>> primes

@@ -30,7 +30,8 @@ from types import ModuleType
 import numpy as np
 
 from .grid import orient, stick_count
-from .modular import WIDE_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
+from .count_bound import count_bound
+from .modular import WIDE_PRIME_LIMIT, crt, primes_for_bound
 
 __all__ = ["MAX_GPU_TRANSFER_SHORT_SIDE", "count_by_removed", "residues_by_removed", "state_count"]
 
@@ -94,7 +95,8 @@ def count_by_removed(m: int, n: int, max_removed: int | None = None, *,
     """Exact counts of valid configurations with R = 0..max_removed sticks removed.
 
     ``max_removed`` defaults to E (the whole distribution). Residues modulo enough primes
-    < 2^62 that their product exceeds ``C(E, R)`` for every R asked are combined by the CRT.
+    < 2^62 that their product exceeds every count asked (:func:`.count_bound.count_bound`,
+    at most C(E, R)) are combined by the CRT.
 
     >>> count_by_removed(2, 2)
     [1, 4, 10, 8, 7, 4, 4, 0, 4, 0, 0, 0, 1]
@@ -104,7 +106,7 @@ def count_by_removed(m: int, n: int, max_removed: int | None = None, *,
     h, w = orient(m, n)
     sticks = stick_count(h, w)
     top = sticks if max_removed is None else min(max_removed, sticks)
-    primes = primes_for_bound(binomial_bound(sticks, top), WIDE_PRIME_LIMIT)
+    primes = primes_for_bound(count_bound(h, w, top, xp=xp), WIDE_PRIME_LIMIT)
     columns = []
     for p in primes:
         res = residues_by_removed(h, w, top + 1, p, xp)

@@ -12,6 +12,11 @@ Two methods count the same thing (docs/matchsticks.md):
   2^(h+2) states × (R+1) residues per prime < 2^62; its work is the state-coefficient
   updates Σ_steps 2^(h+2) · live(R) · primes, at a rate measured with
   ``bench/cpu_matchsticks.py``;
+* both choose their primes by the same bound (:func:`.count_bound.count_bound`), whose own
+  float64 sweep is counted too (a small term): here it is computed as the methods compute
+  it up to a shorter side of :data:`EXACT_BOUND_SHORT_SIDE`, and taken from its fitted size
+  (:func:`.count_bound.estimated_bound_bits`, within 0.002 bits of the sweep up to 20×20)
+  beyond, where the sweep would take the host tens of seconds or more;
 * **evaluation points** (:mod:`.evaluation`, the GPU kernel): 2^(h+2) residues per lane
   (E+1 points per prime < 2^29) over the half sweep; its work is lanes · 2^(h+2) · steps
   state updates. On the GPU the two numbers are the bytes every pass must move through
@@ -34,13 +39,14 @@ import functools
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from .count_bound import bound_points, count_bound, estimated_bound_bits
 from .evaluation import LANES, sweep_plan
 from .grid import orient, stick_count
 from .interpolation import evaluation_primes
-from .modular import WIDE_PRIME_LIMIT, binomial_bound, primes_for_bound
+from .modular import WIDE_PRIME_LIMIT, primes_for_bound
 
 __all__ = ["TransferCost", "CoefficientWork", "EvaluationWork", "coefficient_work", "evaluation_work",
-           "method_cost", "H100"]
+           "method_cost", "method_bound", "bound_updates", "H100"]
 
 # --- measured on the CPU with bench/cpu_matchsticks.py (2 cores of an AMD EPYC, NumPy 2.4.6,
 # 2026-11-23): the coefficient transfer ----------------------------------------------------
@@ -55,6 +61,14 @@ CPU_PEAK_ARRAYS, CPU_BASE_BYTES = 6, 40 << 20
 #: the host's share of the evaluation method (lane tables, interpolation, CRT): 34-82 ns per
 #: lane and coefficient measured for 16×16..20×20
 HOST_SECONDS_PER_LANE_COEFFICIENT = 40e-9
+#: the bound's float64 sweep (:mod:`.count_bound`) on the CPU: seconds per state and x of a
+#: point step (4 ns at 16×16, 11 ns at 18×18 and 20×20, one x) and per point step (NumPy calls)
+BOUND_SECONDS_PER_UPDATE, BOUND_SECONDS_PER_STEP = 11e-9, 5e-5
+#: ... on the GPU: bytes per state and x of a point step (the ~7.5 passes over the float64
+#: state that its array operations make), and kernel launches per point step
+BOUND_BYTES_PER_UPDATE, BOUND_LAUNCHES_PER_STEP, LAUNCH_SECONDS = 64, 12, 10e-6
+#: up to this shorter side the work counts use the bound itself (0.3 s at 16×16)
+EXACT_BOUND_SHORT_SIDE = 16
 
 # --- the kernel's instructions per unit of work, from its SASS (nvcc 13.0, sm_90) -----------
 #: interior step group: 216 instructions for 3 steps on 16 states (48 updates), 116 of
@@ -127,12 +141,30 @@ def _top(sticks: int, max_removed: int | None) -> int:
 
 
 @functools.lru_cache(maxsize=256)
+def method_bound(h: int, w: int, top: int) -> int:
+    """The bound the methods choose their primes by (h <= w): computed up to a shorter side of
+    :data:`EXACT_BOUND_SHORT_SIDE`, else 2 to the power of its fitted size."""
+    if h <= EXACT_BOUND_SHORT_SIDE:
+        return count_bound(h, w, top)
+    bits = estimated_bound_bits(h, w, top)
+    whole = int(bits)
+    return int(2.0 ** (bits - whole) * 2 ** 52) << whole >> 52
+
+
+def bound_updates(h: int, w: int, top: int) -> tuple[int, int]:
+    """(state updates, point steps) of the bound's float64 sweep: 2^(h+2) states times the
+    x values swept, over every point of the grid."""
+    steps = (h + 1) * (w + 1)
+    return (1 << (h + 2)) * len(bound_points(stick_count(h, w), top)) * steps, steps
+
+
+@functools.lru_cache(maxsize=256)
 def coefficient_work(m: int, n: int, max_removed: int | None = None) -> CoefficientWork:
     """Work of :func:`.transfer.count_by_removed` for an m×n grid."""
     h, w = orient(m, n)
     sticks = stick_count(h, w)
     top = _top(sticks, max_removed)
-    primes = len(primes_for_bound(binomial_bound(sticks, top), WIDE_PRIME_LIMIT))
+    primes = len(primes_for_bound(method_bound(h, w, top), WIDE_PRIME_LIMIT))
     states, decided, updates = 1 << (h + 2), 0, 0
     for j in range(w + 1):
         for i in range(h + 1):
@@ -146,7 +178,7 @@ def evaluation_work(m: int, n: int, max_removed: int | None = None) -> Evaluatio
     """Work of :func:`.evaluation.count_by_removed_evaluated` (CPU twin or GPU kernel)."""
     h, w = orient(m, n)
     sticks = stick_count(h, w)
-    primes = len(evaluation_primes(sticks + 1, binomial_bound(sticks, _top(sticks, max_removed))))
+    primes = len(evaluation_primes(sticks + 1, method_bound(h, w, _top(sticks, max_removed))))
     lanes = -(-primes * (sticks + 1) // LANES) * LANES
     states = 1 << (h + 2)
     plan = sweep_plan(h, w)
@@ -169,17 +201,23 @@ def method_cost(h: int, w: int, backend: str, max_removed: int | None = None) ->
     CPU: the coefficient transfer, from its measured rate and peak memory. GPU: the
     evaluation kernel, projected for one H100 from the two numbers (bytes moved, instructions
     issued) at :data:`H100`'s rates and an assumed efficiency of 0.5, plus the host's
-    interpolation and CRT at a measured CPU rate.
+    interpolation and CRT at a measured CPU rate. Both include the bound's float64 sweep
+    (on the device for the GPU: its bytes at the same rates, and its launches).
     """
+    if backend not in ("cpu", "gpu"):
+        raise ValueError(f"backend must be 'cpu' or 'gpu', got {backend!r}")
+    short, long = orient(h, w)
+    top = _top(stick_count(h, w), max_removed)
+    bound_work, bound_steps = bound_updates(short, long, top)
     if backend == "cpu":
         work = coefficient_work(h, w, max_removed)
         rate = CPU_SECONDS_IN_CACHE if work.array_bytes <= CPU_CACHE_BYTES else CPU_SECONDS_BEYOND_CACHE
         steps = (min(h, w) + 1) * (max(h, w) + 1) * work.primes
+        bound = bound_work * BOUND_SECONDS_PER_UPDATE + bound_steps * BOUND_SECONDS_PER_STEP
         return TransferCost(int(work.array_bytes * CPU_PEAK_ARRAYS) + CPU_BASE_BYTES,
-                            work.updates * rate + steps * CPU_SECONDS_PER_STEP)
-    if backend != "gpu":
-        raise ValueError(f"backend must be 'cpu' or 'gpu', got {backend!r}")
+                            work.updates * rate + steps * CPU_SECONDS_PER_STEP + bound)
     work = evaluation_work(h, w, max_removed)
-    top = _top(stick_count(h, w), max_removed)
     host = work.lanes * (top + 1) * HOST_SECONDS_PER_LANE_COEFFICIENT
-    return TransferCost(work.lane_bytes * LANES, max(work.floors()) / H100.efficiency + host)
+    bound = (bound_work * BOUND_BYTES_PER_UPDATE / H100.bandwidth / H100.efficiency
+             + bound_steps * BOUND_LAUNCHES_PER_STEP * LAUNCH_SECONDS)
+    return TransferCost(work.lane_bytes * LANES, max(work.floors()) / H100.efficiency + host + bound)
