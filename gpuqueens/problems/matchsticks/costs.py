@@ -95,17 +95,10 @@ def bound_prime_count(h: int, w: int, top: int, prime_bits: int) -> tuple[int, f
 
 
 def _bound_seconds(h: int, w: int, top: int, backend: str) -> float:
-    """The bound's float64 sweep: on the CPU at its measured rate; on the GPU its bytes at
-    the H100's rate and its launches (:func:`.transfer_work.method_cost`)."""
-    from . import transfer_work as work
-    from .count_bound import bound_points
+    """The bound's float64 sweep (:func:`.transfer_work.bound_seconds`)."""
+    from .transfer_work import bound_seconds
 
-    steps = (h + 1) * (w + 1)
-    updates = float(1 << (h + 2)) * len(bound_points(stick_count(h, w), top)) * steps
-    if backend == "gpu":
-        return (updates * work.BOUND_BYTES_PER_UPDATE / work.H100.bandwidth / work.H100.efficiency
-                + steps * work.BOUND_LAUNCHES_PER_STEP * work.LAUNCH_SECONDS)
-    return updates * work.BOUND_SECONDS_PER_UPDATE + steps * work.BOUND_SECONDS_PER_STEP
+    return bound_seconds(h, w, top, backend)
 
 
 #: Choosing k primes (modular.primes_for_bound tries k = 1, 2, ... and tests candidates

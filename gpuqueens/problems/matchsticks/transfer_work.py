@@ -46,7 +46,7 @@ from .interpolation import evaluation_primes
 from .modular import WIDE_PRIME_LIMIT, primes_for_bound
 
 __all__ = ["TransferCost", "CoefficientWork", "EvaluationWork", "coefficient_work", "evaluation_work",
-           "method_cost", "method_bound", "bound_updates", "H100"]
+           "method_cost", "method_bound", "bound_updates", "bound_seconds", "H100"]
 
 # --- measured on the CPU with bench/cpu_matchsticks.py (2 cores of an AMD EPYC, NumPy 2.4.6,
 # 2026-11-23): the coefficient transfer ----------------------------------------------------
@@ -158,6 +158,16 @@ def bound_updates(h: int, w: int, top: int) -> tuple[int, int]:
     return (1 << (h + 2)) * len(bound_points(stick_count(h, w), top)) * steps, steps
 
 
+def bound_seconds(h: int, w: int, top: int, backend: str) -> float:
+    """Seconds of the bound's float64 sweep (h <= w): on the CPU at its measured rate; on the
+    GPU its bytes at :data:`H100`'s rate and its launches."""
+    updates, steps = bound_updates(h, w, top)
+    if backend == "gpu":
+        return (updates * BOUND_BYTES_PER_UPDATE / H100.bandwidth / H100.efficiency
+                + steps * BOUND_LAUNCHES_PER_STEP * LAUNCH_SECONDS)
+    return updates * BOUND_SECONDS_PER_UPDATE + steps * BOUND_SECONDS_PER_STEP
+
+
 @functools.lru_cache(maxsize=256)
 def coefficient_work(m: int, n: int, max_removed: int | None = None) -> CoefficientWork:
     """Work of :func:`.transfer.count_by_removed` for an m×n grid."""
@@ -208,16 +218,13 @@ def method_cost(h: int, w: int, backend: str, max_removed: int | None = None) ->
         raise ValueError(f"backend must be 'cpu' or 'gpu', got {backend!r}")
     short, long = orient(h, w)
     top = _top(stick_count(h, w), max_removed)
-    bound_work, bound_steps = bound_updates(short, long, top)
+    bound = bound_seconds(short, long, top, backend)
     if backend == "cpu":
         work = coefficient_work(h, w, max_removed)
         rate = CPU_SECONDS_IN_CACHE if work.array_bytes <= CPU_CACHE_BYTES else CPU_SECONDS_BEYOND_CACHE
         steps = (min(h, w) + 1) * (max(h, w) + 1) * work.primes
-        bound = bound_work * BOUND_SECONDS_PER_UPDATE + bound_steps * BOUND_SECONDS_PER_STEP
         return TransferCost(int(work.array_bytes * CPU_PEAK_ARRAYS) + CPU_BASE_BYTES,
                             work.updates * rate + steps * CPU_SECONDS_PER_STEP + bound)
     work = evaluation_work(h, w, max_removed)
     host = work.lanes * (top + 1) * HOST_SECONDS_PER_LANE_COEFFICIENT
-    bound = (bound_work * BOUND_BYTES_PER_UPDATE / H100.bandwidth / H100.efficiency
-             + bound_steps * BOUND_LAUNCHES_PER_STEP * LAUNCH_SECONDS)
     return TransferCost(work.lane_bytes * LANES, max(work.floors()) / H100.efficiency + host + bound)
