@@ -15,8 +15,6 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-import numpy as np
-
 from ..._checks import check_int
 from ...estimates import available_memory, check_memory
 from ...ledger import check_checkpoint_path
@@ -129,15 +127,6 @@ def square_tracking_backend(backend: str | None) -> str:
     return "cpu"
 
 
-def _array_module(backend: str):
-    """NumPy, or CuPy for the GPU backend (the square-tracking sweeps run on either)."""
-    if backend == "gpu":
-        from .gpu import cupy_module
-
-        return cupy_module()
-    return np
-
-
 #: Column powers multiply 2^(h+1)-square matrices: beyond this side they never pay.
 MAX_POWERS_SHORT_SIDE = 6
 
@@ -213,7 +202,9 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     h, w = orient(m, n)
     if h <= MAX_EXACT_SHORT_SIDE:
         check_cost(exact_cost(h, w, removed, squares))
-        return count_exact(m, n, removed=removed, squares=squares, xp=_array_module(backend))
+        from .gpu import array_module
+
+        return count_exact(m, n, removed=removed, squares=squares, xp=array_module(backend))
     if h > MAX_EXACT_JOIN_SHORT_SIDE:
         raise ValueError(f"{m}×{n}: counting by squares is limited to a shorter side of "
                          f"{MAX_EXACT_JOIN_SHORT_SIDE} (the halves' state grows ~10-60x per "

@@ -38,7 +38,7 @@ import numpy as np
 
 from ...runner import WorkUnit, run_units
 from .bounds import unit_square_bound
-from .grid import mirror_pattern, orient, square_count, stick_count
+from .grid import centre_removed, centre_weight, orient, square_count, stick_count
 from .halves import Parts, exact_half_parts
 from .keys import U64, merge_equal_keys
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
@@ -155,7 +155,7 @@ def join_exact_centre(rnd: ExactRound, C: int, stats: JoinStats | None = None) -
     begin = time.perf_counter()
     stats = stats if stats is not None else JoinStats()
     h, primes, S = rnd.h, rnd.primes, rnd.squares
-    removed_c = h - bin(C).count("1")
+    removed_c = centre_removed(C, h)
     total = np.zeros(len(primes), dtype=U64)
     rest = rnd.removed - removed_c
     if rest >= 0:
@@ -181,7 +181,7 @@ def join_exact_centre(rnd: ExactRound, C: int, stats: JoinStats | None = None) -
                     # wrapping for fewer than 2^33 hits
                     prod = gl.counts[ia, k] * gr.counts[ib, k] % p
                     total[k] = (total[k] + U64(weight) * (prod.sum(dtype=U64) % p)) % p
-    weight_c = 1 if mirror_pattern(C, h) == C else 2
+    weight_c = centre_weight(C, h)
     stats.join_seconds += time.perf_counter() - begin
     return [int(v) * weight_c % int(p) for v, p in zip(total, primes)]
 
@@ -201,11 +201,9 @@ _round_lock = threading.Lock()
 @functools.lru_cache(maxsize=1)
 def _prepared(h: int, w: int, removed: int, squares: int, max_entries: int | None,
               backend: str) -> ExactRound:
-    if backend == "gpu":  # the half sweeps on the device too
-        from .gpu import cupy_module
+    from .gpu import array_module  # "gpu": the half sweeps on the device too
 
-        return prepare_exact(h, w, removed, squares, max_entries, xp=cupy_module())
-    return prepare_exact(h, w, removed, squares, max_entries)
+    return prepare_exact(h, w, removed, squares, max_entries, xp=array_module(backend))
 
 
 def solve_exact_unit(payload: Mapping[str, Any], stats: JoinStats | None = None,

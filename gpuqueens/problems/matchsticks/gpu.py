@@ -21,7 +21,7 @@ from .evaluation import LANES, TILE_STEPS, count_by_removed_evaluated, join_weig
 from .grid import orient
 
 __all__ = ["KERNEL_SOURCE", "BLOCK_SIZE", "MAX_TILE_STEPS", "count_by_removed_gpu", "sweep_values_gpu",
-           "lanes_per_batch", "cupy_module"]
+           "lanes_per_batch", "cupy_module", "array_module"]
 
 KERNEL_SOURCE = "matchsticks.cu"
 #: Threads per block of both kernels (their __launch_bounds__), a multiple of LANES.
@@ -39,6 +39,15 @@ def cupy_module():
     import cupy
 
     return cupy
+
+
+def array_module(backend: str):
+    """The array module a backend's array code runs on: CuPy for ``"gpu"``, else NumPy.
+
+    >>> array_module("cpu") is np
+    True
+    """
+    return cupy_module() if backend == "gpu" else np
 
 
 def _module():

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .grid import mirror_pattern
+from .grid import centre_removed, centre_weight
 from .join_blocks import exact_blocks, table_blocks, windows_for
 from .join_groups import DeviceParts, SideGroups, side_groups
 from .join_twin import CHUNK, GroupArrays, centre_masks, pair_bins
@@ -136,7 +136,7 @@ def table_centre(sides: Sides, rnd, C: int, pairing: Pairing, stats=None) -> dic
     configurations whose centre sticks are C or its mirror, every S found within its cap."""
     begin = time.perf_counter()
     h, caps, level, primes = rnd.h, rnd.caps, rnd.level, rnd.primes
-    removed_c = h - bin(C).count("1")
+    removed_c = centre_removed(C, h)
     gl, gr = _both(sides, C, max(caps), primes)
     if stats is not None:
         stats.groups += len(gl.groups)
@@ -150,7 +150,7 @@ def table_centre(sides: Sides, rnd, C: int, pairing: Pairing, stats=None) -> dic
         stats.hits += int(hits.sum())
         stats.pairs += int(((blocks[:, 1] - blocks[:, 0]).astype(np.int64)
                             * (blocks[:, 3] - blocks[:, 2])).sum()) if len(blocks) else 0
-    weight = 1 if mirror_pattern(C, h) == C else 2
+    weight = centre_weight(C, h)
     found = {}
     for q, (lo, hi, base) in enumerate(windows):
         nz = np.flatnonzero(hits[base: base + hi - lo + 1]) if hi >= lo else []
@@ -171,7 +171,7 @@ def exact_centre(sides: Sides, rnd, C: int, pairing: Pairing, stats=None) -> lis
     (:func:`.join_blocks.exact_blocks`), and the window R..R for S alone."""
     begin = time.perf_counter()
     h, S, R, primes = rnd.h, rnd.squares, rnd.removed, rnd.primes
-    removed_c = h - bin(C).count("1")
+    removed_c = centre_removed(C, h)
     if R < removed_c:
         return [0] * len(primes)
     gl, gr = _both(sides, C, S, primes, every_r=True)
@@ -186,7 +186,7 @@ def exact_centre(sides: Sides, rnd, C: int, pairing: Pairing, stats=None) -> lis
     if stats is not None:
         stats.hits += int(hits.sum())
         stats.join_seconds += time.perf_counter() - begin
-    return _weighted(residues[:, windows[S][2]], primes, 1 if mirror_pattern(C, h) == C else 2)
+    return _weighted(residues[:, windows[S][2]], primes, centre_weight(C, h))
 
 
 _held: dict = {}   # the round whose parts are on the device, and those parts

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from ..._checks import check_int
 
-__all__ = ["stick_count", "square_count", "orient", "check_grid", "mirror_pattern"]
+__all__ = ["stick_count", "square_count", "orient", "check_grid", "mirror_pattern",
+           "centre_removed", "centre_weight"]
 
 
 def stick_count(m: int, n: int) -> int:
@@ -57,3 +58,22 @@ def mirror_pattern(pattern: int, bits: int) -> int:
     (4, 3)
     """
     return int(format(pattern, f"0{bits}b")[::-1], 2) if bits else 0
+
+
+def centre_removed(pattern: int, bits: int) -> int:
+    """Sticks that a centre column's pattern removes (its zero bits).
+
+    >>> centre_removed(0b101, 3)
+    1
+    """
+    return bits - bin(pattern).count("1")
+
+
+def centre_weight(pattern: int, bits: int) -> int:
+    """How many patterns a centre pattern stands for when the join takes one of each mirror
+    pair: 1 if it is its own mirror, else 2.
+
+    >>> centre_weight(0b101, 3), centre_weight(0b001, 3)
+    (1, 2)
+    """
+    return 1 if mirror_pattern(pattern, bits) == pattern else 2

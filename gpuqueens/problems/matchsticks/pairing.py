@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bounds import unit_square_bound
-from .grid import mirror_pattern, stick_count
+from .grid import centre_removed, centre_weight, mirror_pattern, stick_count
 from .halves import Parts, half_parts
 from .keys import U64, merge_equal_keys
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
@@ -244,8 +244,8 @@ def join_centre(rnd: Round, C: int, stats: JoinStats | None = None) -> dict[int,
     cap = rnd.cap
     hits_by_bin = np.zeros((max_squares + 1) * rbins, dtype=np.int64)
     residues = np.zeros((len(primes), (max_squares + 1) * rbins), dtype=U64)
-    weight_c = 1 if mirror_pattern(C, h) == C else 2
-    removed_c = h - bin(C).count("1")
+    weight_c = centre_weight(C, h)
+    removed_c = centre_removed(C, h)
     limit = level - 2 * removed_c
     gl = _groups(left, C, max_squares, primes)
     gr = gl if symmetric else _groups(right, C, max_squares, primes)

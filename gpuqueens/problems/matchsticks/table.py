@@ -117,11 +117,9 @@ _round_lock = threading.Lock()
 @functools.lru_cache(maxsize=1)
 def _prepared(h: int, w: int, caps: tuple[tuple[int, int], ...], level: int,
               max_entries: int | None, slack: int, backend: str) -> Round:
-    if backend == "gpu":  # the half sweeps on the device too
-        from .gpu import cupy_module
+    from .gpu import array_module  # "gpu": the half sweeps on the device too
 
-        return prepare_round(h, w, dict(caps), level, max_entries, slack, xp=cupy_module())
-    return prepare_round(h, w, dict(caps), level, max_entries, slack)
+    return prepare_round(h, w, dict(caps), level, max_entries, slack, xp=array_module(backend))
 
 
 def _round_of(payload: Mapping[str, Any], backend: str) -> Round:
