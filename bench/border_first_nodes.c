@@ -14,9 +14,10 @@
 //     start (the most the border queens can prune). Its total is checked: the sum of
 //     orbit size x solutions must equal the plain count.
 //
-//   cc -O2 -o /tmp/border_first_nodes bench/border_first_nodes.c && /tmp/border_first_nodes 16
+//   mkdir -p out && cc -O2 -o out/border_first_nodes bench/border_first_nodes.c && out/border_first_nodes 16
 //
-// n = 16 takes about ten seconds, n = 17 a minute; results in docs/performance.md.
+// n = 16 takes about 20 seconds, 17 two minutes, 18 twenty minutes (one core); results in
+// docs/performance.md.
 #include <stdio.h>
 #include <stdlib.h>
 
