@@ -162,8 +162,8 @@ def test_explicit_gpu_workers_share_one_gpu(fake_gpus, libraries, long_gpu_count
 
 
 def test_device_script_dry_run(libraries, tmp_path):
-    # bench/device_workers.py end to end on the stand-in (two fake devices), so that a GPU
-    # session does not spend device time on a broken script; its times mean nothing
+    # bench/device_workers.py end to end on the stand-in (two fake devices), so that a run
+    # on a GPU machine does not spend GPU time on a broken script; its times mean nothing
     import json
     import subprocess
     import sys
