@@ -44,6 +44,23 @@ def test_whole_distributions_equal_the_coefficient_transfer(fake_gpu, m, n):
     assert gpu.count_by_removed_gpu(m, n) == count_by_removed(m, n)
 
 
+@pytest.mark.parametrize("m, n, removed", [(11, 11, 3), (10, 20, 3)])
+def test_shorter_sides_past_a_tile_count_exactly(fake_gpu, m, n, removed):
+    # h + 1 > TILE_STEPS: a column takes two passes. Passes that wrapped to the next
+    # column's row 0 once permuted states in the kernel's tile copy (11×11, R = 3: 2737904
+    # instead of 2737936, which all C(264, 3) removal sets give).
+    assert gpuqueens.matchsticks(m, n, removed=removed, backend="gpu") == \
+        gpuqueens.matchsticks(m, n, removed=removed, backend="cpu")
+
+
+def test_no_pass_crosses_a_column():
+    from gpuqueens.problems.matchsticks.evaluation import sweep_plan
+    for h in range(1, 20):
+        for tile in (1, 7, 10, 11):
+            for one in sweep_plan(h, 12, tile).passes:
+                assert one.first_row + one.steps <= h + 1
+
+
 def test_every_pass_and_the_join_are_launched(fake_gpu):
     gpu.count_by_removed_gpu(4, 6)
     module = gpu._module()
