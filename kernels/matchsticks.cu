@@ -201,8 +201,9 @@ __host__ __device__ inline ms_u32 ms_word(ms_u32 local) {
 // lanes (16 bytes) at a time. Blocks have 128 or 256 threads (MS_MIN_BLOCK..MS_MAX_BLOCK):
 // a round moves `span` = threads / 2 consecutive tile elements, so thread t always moves
 // element t / 2 of the round plus a multiple of span. Both address maps are linear in the
-// element's bits, so each round only adds the offset of its high bits, which steps through
-// the tile's high state bits by a masked increment (no per-element bit shuffling).
+// element's bits, so each round only adds the offset of its high bits, pass.offset(local).
+// (Not a masked increment over the high state bits: for a pass that wraps to row 0, the
+// wrapped rows' state bits lie below the others, so the state order is not the tile order.)
 #define MS_MIN_BLOCK 128
 #define MS_MAX_BLOCK 256
 
@@ -215,13 +216,12 @@ __host__ __device__ inline void ms_move_tile(ms_u32* tile, ms_u32* states, const
     const ms_u32 first = thread / 2;
     if (first >= size) return;
     const int lane = (thread % 2) * 4;
-    const ms_u32 high_bits = pass.offset((size - 1) & ~(span - 1));
     ms_u32* global = states + (group * pass.state_count() + pass.base((ms_u32)outer)) * MS_LANES +
                      (pass.offset(first) * MS_LANES + lane);
     ms_u32* shared = tile + ms_word(first) + lane;  // + local * MS_LANES: span >= 64 (no swizzle)
-    ms_u32 high = 0;
 #pragma unroll 4
     for (ms_u32 local = 0; local < size; local += span) {  // unrolled: 4 loads in flight
+        const ms_u32 high = pass.offset(local);  // local's bits are disjoint from first's
         uint4* g = (uint4*)(global + (ms_u64)high * MS_LANES);
         uint4* t = (uint4*)(shared + local * MS_LANES);
         if (Load) {
@@ -229,7 +229,6 @@ __host__ __device__ inline void ms_move_tile(ms_u32* tile, ms_u32* states, const
         } else {
             *g = *t;
         }
-        high = ((high | ~high_bits) + 1) & high_bits;
     }
 }
 

@@ -136,8 +136,8 @@ class SweepPlan:
 
 
 def sweep_plan(h: int, w: int, tile_steps: int = TILE_STEPS) -> SweepPlan:
-    """Chop the half sweep into passes of at most ``tile_steps`` steps within one column
-    of points (none wraps to the next column's row 0), split at the boundary S_c for even w.
+    """Chop the half sweep into passes of at most ``tile_steps`` steps (and at most h + 1,
+    so that a pass never meets a row twice), split at the boundary S_c for even w.
 
     >>> plan = sweep_plan(2, 2, 2)
     >>> [(q.first_row, q.steps) for q in plan.passes], plan.boundary
@@ -154,9 +154,6 @@ def sweep_plan(h: int, w: int, tile_steps: int = TILE_STEPS) -> SweepPlan:
         if start == cut:
             boundary = len(passes)
         stop = min(start + size, total if cut is None or start >= cut else cut)
-        # never across a column's end: the kernel's tile copy keeps the state bits in order
-        # only for rows that follow each other (a pass wrapping to row 0 permuted states)
-        stop = min(stop, (start // rows + 1) * rows)
         mask = sum(1 << k for k in range(stop - start) if (start + k) // rows < w)
         passes.append(Pass(start % rows, stop - start, mask))
         start = stop
