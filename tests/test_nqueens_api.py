@@ -55,6 +55,36 @@ def test_numpy_integers_are_accepted():
 def test_unique_must_be_a_bool():
     with pytest.raises(TypeError):
         gpuqueens.count(8, unique="yes", backend="cpu")
+    with pytest.raises(TypeError):
+        gpuqueens.count(8, unique=1, backend="cpu")
+
+
+def test_numpy_bools_are_accepted_for_unique():
+    np = pytest.importorskip("numpy")
+    assert gpuqueens.count(8, unique=np.bool_(True), backend="cpu") == 12
+    assert gpuqueens.count(8, unique=np.bool_(False), backend="cpu") == 92
+
+
+@pytest.mark.parametrize("n", range(1, 8))
+def test_boards_below_the_prefix_search_are_enumerated_exactly(n):
+    """The arrangement count used below the prefix search, checked where both work too."""
+    from gpuqueens.problems.nqueens import _small_board
+
+    assert _small_board(n) == (total(n), unique(n))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_small_boards_keep_and_check_their_checkpoint(tmp_path, n):
+    path = tmp_path / "run.sqlite"
+    assert gpuqueens.count(n, backend="cpu", checkpoint=path) == total(n)
+    assert path.exists()
+    assert gpuqueens.count(n, backend="cpu", checkpoint=path) == total(n)
+    with pytest.raises(gpuqueens.CheckpointError, match="different run"):
+        gpuqueens.count(5, backend="cpu", checkpoint=path)
+    other = tmp_path / "other.sqlite"
+    gpuqueens.count(6, backend="cpu", checkpoint=other)
+    with pytest.raises(gpuqueens.CheckpointError, match="different run"):
+        gpuqueens.count(n, backend="cpu", checkpoint=other)
 
 
 def test_unknown_backend_is_refused():

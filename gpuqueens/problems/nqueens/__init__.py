@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import concurrent.futures
 import html
+import itertools
 import os
 import time
 from dataclasses import dataclass
+
+import numpy as np
 
 from ..._checks import check_board_size
 from ..._version import __version__
@@ -48,16 +51,36 @@ class NQueensResult:
         return f"<table><tr>{head}</tr><tr>{body}</tr></table>"
 
 
-def _small_board(n: int) -> tuple[int, int] | None:
-    """Boards too small for the prefix search: n=1 has one solution, n=2 and n=3 none."""
-    return {1: (1, 1), 2: (0, 0), 3: (0, 0)}.get(n)
+#: Boards below this size are too small for the prefix search (its cases need a corner and
+#: two more rows); they are counted here by trying every arrangement.
+SMALLEST_PLANNED_N = 4
+
+
+def _small_board(n: int) -> tuple[int, int]:
+    """``(total, unique)`` for n < :data:`SMALLEST_PLANNED_N`, from all n! arrangements.
+
+    A board is the tuple of its queens' columns, row by row; a solution is counted as
+    unique when it is the least of its 8 images.
+    """
+    def images(cols: tuple[int, ...]) -> list[tuple[int, ...]]:
+        boards = [cols, tuple(cols.index(c) for c in range(n))]  # and its transpose
+        for board in list(boards):
+            boards += [board[::-1], tuple(n - 1 - c for c in board), tuple(n - 1 - c for c in board[::-1])]
+        return boards
+
+    solutions = [cols for cols in itertools.permutations(range(n))
+                 if len({r + c for r, c in enumerate(cols)}) == n
+                 and len({r - c for r, c in enumerate(cols)}) == n]
+    unique = sum(1 for cols in solutions if cols == min(images(cols)))
+    return len(solutions), unique
 
 
 #: From this n on, a count is long enough to gain from worker processes (on the CPU one
 #: takes 0.2-0.3 s to start; on the GPU also CuPy and a CUDA context, about a second or
-#: two): on the CPU n=16 takes ~3.4 s on one core (n=15 ~0.5 s); on an H100 the previous
-#: kernel took ~58 s for n=21 (n=20 ~8 s, in only 4 prefix units). Smaller counts stay in
-#: this process.
+#: two): on the CPU n=16 takes ~3.4 s on one core (n=15 ~0.5 s); on an H100 an earlier
+#: kernel took ~58 s for n=21 and ~8 s for n=20. On the GPU the plan makes one prefix unit
+#: up to n=21 (see :data:`.plan.FIRST_SPLIT_N`), so extra GPUs help from n=22 on. Smaller
+#: counts stay in this process.
 POOL_MIN_N = {"cpu": 16, "gpu": 21}
 
 
@@ -116,8 +139,9 @@ def nqueens(
       long count (n >= 16 on the CPU, n >= 21 on the GPU), every usable core, or one process
       per visible GPU (``CUDA_VISIBLE_DEVICES`` respected), else this process only; ``1``:
       this process only; ``k``: k worker processes (on the GPU pinned to the visible GPUs
-      in turn), this process coordinating. Scripts must keep their top-level code
-      under ``if __name__ == "__main__":``, since worker processes import the main module.
+      in turn), this process coordinating. These workers do not import the main module,
+      so a script needs no ``if __name__ == "__main__":`` guard (a pool of your own passed
+      as ``executor`` may: see its start method).
     * ``executor``: instead of ``workers``, any :class:`concurrent.futures.Executor` (a
       process pool with any start method, a Dask cluster's) to spread the work units.
     * ``progress``: show a progress bar: ``True``, ``False`` or ``None`` (when stderr is a
@@ -147,8 +171,8 @@ def nqueens(
     # CUDA is probed in this process only if the GPU work would run here (fork safety)
     used = choose_backend(backend, workers=workers, executor=executor,
                           large_on_gpu=n >= POOL_MIN_N["gpu"])
-    small = _small_board(n)
-    plan = None if small is not None else _resumed_plan(checkpoint, n) or plan_for(n, used)
+    small = n < SMALLEST_PLANNED_N
+    plan = None if small else _resumed_plan(checkpoint, n) or plan_for(n, used)
     # no more processes than prefix units, which hold the work (the symmetric unit is small)
     where = dict(workers=workers, executor=executor, large=n >= POOL_MIN_N[used],
                  units=plan.unit_count if plan is not None else 0)
@@ -156,7 +180,10 @@ def nqueens(
         warn_if_long_count(n, used, planned_processes(used, **where), stacklevel=2)
     with executor_for(used, **where) as chosen:
         if plan is None:
-            total, unique = small
+            if checkpoint is not None:  # no units, but the file is checked (or made) all the same
+                run_units([], solve_unit, job={"problem": "nqueens", "n": n, "search": "every arrangement"},
+                          checkpoint=checkpoint, recheck=recheck)
+            total, unique = _small_board(n)
         else:
             results = run_units(
                 work_units(plan, used), chosen.solver(solve_unit), job=plan.job(),
@@ -188,8 +215,8 @@ def count(
     >>> count(10, unique=True)
     92
     """
-    if not isinstance(unique, bool):
+    if not isinstance(unique, (bool, np.bool_)):
         raise TypeError(f"unique must be True or False, not {unique!r}")
     result = nqueens(n, backend=backend, checkpoint=checkpoint, executor=executor,
                      progress=progress, recheck=recheck, workers=workers)
-    return result.unique if unique else result.total
+    return result.unique if bool(unique) else result.total
