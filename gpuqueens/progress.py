@@ -16,6 +16,7 @@ while the exact count of finished units is shown beside the bar.
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 import warnings
 from typing import Any
@@ -89,19 +90,37 @@ def progress_enabled(progress: bool | None) -> bool:
     return is_tty or _in_notebook()
 
 
+#: Bar size when stderr is a terminal that reports no size (0 columns or rows: some serial
+#: consoles and containers), where a bar that follows the size would draw nothing.
+FALLBACK_SIZE = (80, 24)
+
+
+def _fixed_size() -> tuple[int, int] | None:
+    """:data:`FALLBACK_SIZE` when stderr's terminal reports a size of 0, else ``None``
+    (the bar follows the terminal's width as it changes)."""
+    try:
+        size = os.get_terminal_size(sys.stderr.fileno())
+    except (AttributeError, OSError, ValueError):  # not a terminal, or replaced/closed stderr
+        return None
+    return FALLBACK_SIZE if size.columns <= 0 or size.lines <= 0 else None
+
+
 def _make_bar(total: float, initial: float, description: str, postfix: str) -> Any | None:
     """A tqdm bar, or ``None`` when tqdm is not installed (then progress is silent)."""
     try:
         from tqdm.auto import tqdm
     except ImportError:
         return None
+    fixed = _fixed_size()
     return tqdm(
         total=total,
         initial=initial,
         desc=description or None,
         unit="unit",
         file=sys.stderr,
-        dynamic_ncols=True,
+        dynamic_ncols=fixed is None,
+        ncols=fixed and fixed[0],
+        nrows=fixed and fixed[1],
         smoothing=0.1,
         bar_format="{l_bar}{bar}| [{elapsed}<{remaining}, {rate_fmt}{postfix}]",
         postfix=postfix,

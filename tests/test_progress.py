@@ -126,3 +126,40 @@ def test_disabled_reporter_still_counts(capsys):
         bar.advance(1.0)
     assert (bar.units_done, bar.weight_done) == (2, 2.0)
     assert capsys.readouterr() == ("", "")
+
+
+def _bar_drawn_on_a_terminal_of_size(columns: int, rows: int) -> bytes:
+    """What a count with ``progress=True`` writes to a pseudo-terminal of that size."""
+    pty = pytest.importorskip("pty")
+    import fcntl
+    import os
+    import struct
+    import subprocess
+    import termios
+
+    pytest.importorskip("tqdm")
+    main, child = pty.openpty()
+    fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+    code = "import gpuqueens; gpuqueens.count(12, backend='cpu', progress=True)"
+    process = subprocess.Popen([sys.executable, "-c", code], stdin=child,
+                               stdout=subprocess.DEVNULL, stderr=child)
+    os.close(child)
+    written = b""
+    while True:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        written += chunk
+    os.close(main)
+    assert process.wait(timeout=60) == 0
+    return written
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pseudo-terminal sizes: Linux")
+def test_a_terminal_that_reports_no_size_still_gets_a_bar():
+    assert b"units]" in _bar_drawn_on_a_terminal_of_size(100, 24)
+    drawn = _bar_drawn_on_a_terminal_of_size(0, 0)
+    assert b"units]" in drawn and b"100%" in drawn
