@@ -145,7 +145,8 @@ def gpu_report(*, here: bool = True) -> GPUReport:
 
 
 def requested_backend(backend: str | None = "auto") -> str:
-    """The backend asked for, checked: ``"auto"``, ``"cpu"`` or ``"gpu"``.
+    """The backend asked for, checked: ``"auto"``, ``"cpu"`` or ``"gpu"``, in any case,
+    spaces around it ignored (as an environment variable may carry them).
 
     ``None`` means ``GPUQUEENS_BACKEND``, itself ``"auto"`` when unset.
 
@@ -157,9 +158,9 @@ def requested_backend(backend: str | None = "auto") -> str:
         source = f"{BACKEND_ENV}={backend!r}"
     else:
         source = f"backend={backend!r}"
-    if not isinstance(backend, str) or backend.lower() not in BACKENDS:
-        raise ValueError(f"{source} is not one of {', '.join(BACKENDS)}")
-    return backend.lower()
+    if not isinstance(backend, str) or backend.strip().lower() not in BACKENDS:
+        raise ValueError(f"{source} is not one of {', '.join(BACKENDS)} (in any case)")
+    return backend.strip().lower()
 
 
 _warned_fallback = False

@@ -8,9 +8,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import signal
 import sys
+import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from ._version import __version__
 from .backends import BackendUnavailableError
@@ -35,17 +39,60 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     print(f"gpuqueens: warning: {message}", file=sys.stderr if file is None else file)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, a job scheduler's time limit): the same orderly stop as Ctrl-C."""
+
+
+@contextlib.contextmanager
+def _sigterm_stops_like_ctrl_c() -> Iterator[None]:
+    """Turn SIGTERM into :class:`Terminated`, so that worker processes are stopped and the
+    checkpoint keeps every finished unit, as on Ctrl-C."""
+    if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device, so that Python's final flush of output nobody can
+    read (a closed pipe, a full disk) does not print a second error at exit."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        pass
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _sigterm_stops_like_ctrl_c():
             warnings.showwarning = _show_warning
             return args.handler(args)
     except (ValueError, TypeError, BackendUnavailableError, CheckpointError) as exc:
         print(f"gpuqueens: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         hint = " (rerun with the same --checkpoint to resume)" if getattr(args, "checkpoint", None) else ""
-        print(f"gpuqueens: interrupted{hint}", file=sys.stderr)
-        return 130
+        terminated = isinstance(stop, Terminated)
+        print(f"gpuqueens: {'terminated' if terminated else 'interrupted'}{hint}", file=sys.stderr)
+        return 128 + signal.SIGTERM if terminated else 130
+    except BrokenPipeError:  # the reader went away (`gpuqueens nqueens 8 9 | head -1`): stop quietly
+        _silence_stdout()
+        return 128 + signal.SIGPIPE if hasattr(signal, "SIGPIPE") else 1
+    except OSError as exc:  # the output could not be written (a full disk), or another system error
+        _silence_stdout()
+        print(f"gpuqueens: error: {exc}", file=sys.stderr)
+        return 1

@@ -16,8 +16,9 @@ __all__ = ["add_run_options", "add_recheck_option"]
 def add_run_options(parser: argparse.ArgumentParser, *, long_runs: bool = True) -> None:
     """The backend, and for long runs (work units through the runner) progress, checkpoint
     and workers."""
-    parser.add_argument("--backend", choices=BACKENDS, default=None,
-                        help="where to run (default: $GPUQUEENS_BACKEND, else auto: GPU if usable)")
+    parser.add_argument("--backend", type=_backend_name, choices=BACKENDS, default=None,
+                        help="where to run, in any case (default: $GPUQUEENS_BACKEND, else "
+                             "auto: GPU if usable)")
     if long_runs:
         parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                             help="show a progress bar (needs tqdm; default: when stderr is a "
@@ -27,6 +28,11 @@ def add_run_options(parser: argparse.ArgumentParser, *, long_runs: bool = True) 
         parser.add_argument("--workers", type=_positive_int, default=None, metavar="K",
                             help="processes that solve work units: 1 = this one only "
                                  "(default: every GPU, or every core, for long runs)")
+
+
+def _backend_name(text: str) -> str:
+    # as the Python API and GPUQUEENS_BACKEND take it: any case, spaces around ignored
+    return text.strip().lower()
 
 
 def _positive_int(text: str) -> int:

@@ -157,3 +157,82 @@ def test_long_count_warns_on_one_line_before_it_starts(monkeypatch, capsys):
     assert err[0].startswith("gpuqueens: warning: counting n=32 on 3 workers, each like one CPU "
                              "core is expected to take about ")
     assert err[1] == "gpuqueens: interrupted"
+
+
+# -- a run that cannot go on: every size checked first, output gone, stopped by SIGTERM -----
+
+def test_every_size_is_checked_before_the_first_is_counted(capsys):
+    assert main(["nqueens", "8", "33", "--backend", "cpu"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    one_line_error(captured.err, "n=32")
+
+
+@pytest.mark.parametrize("name", ["CPU", " cpu ", "Cpu"])
+def test_backend_option_takes_any_case(name, capsys):
+    assert main(["nqueens", "6", "--backend", name]) == 0
+    assert "[cpu:" in capsys.readouterr().out
+
+
+def _cli(*argv: str, **popen) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "gpuqueens", *argv], stderr=subprocess.PIPE,
+                            text=True, **popen)
+
+
+def test_a_closed_pipe_ends_the_run_quietly():
+    """``gpuqueens nqueens 8 9 | head -1``: no traceback when the reader has gone."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    process = _cli("nqueens", "6", "7", "8", "--backend", "cpu", stdout=write_end)
+    os.close(write_end)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 141 and err == "", err
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_output_that_cannot_be_written_is_one_line_error():
+    with open("/dev/full", "w") as full:
+        process = _cli("nqueens", "6", "--backend", "cpu", stdout=full)
+        _, err = process.communicate(timeout=120)
+    assert process.returncode == 1
+    one_line_error(err, "No space left")
+
+
+def _children(pid: int) -> set[int]:
+    found: set[int] = set()
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as listing:
+            found.update(int(child) for child in listing.read().split())
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads worker processes from /proc")
+def test_sigterm_stops_like_ctrl_c_and_ends_the_workers(tmp_path):
+    path = tmp_path / "term.sqlite"
+    process = _cli("nqueens", "17", "--backend", "cpu", "--workers", "2", "--checkpoint", str(path),
+                   "--no-progress", stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    workers: set[int] = set()
+    while len(workers) < 2 and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.2)
+        workers = {pid for pid in _children(process.pid) if _alive(pid)}
+    assert len(workers) >= 2, "the workers did not start"
+    time.sleep(1.0)  # the workers are solving units
+    process.terminate()
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 143, err
+    assert err.strip().splitlines()[-1] == ("gpuqueens: terminated (rerun with the same "
+                                            "--checkpoint to resume)"), err
+    assert "Traceback" not in err
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(pid) for pid in workers)

@@ -92,6 +92,12 @@ def test_unknown_backend_is_refused():
         gpuqueens.count(8, backend="tpu")
 
 
+def test_backend_names_take_any_case_and_surrounding_spaces(monkeypatch):
+    assert gpuqueens.count(6, backend=" CPU ") == 4
+    monkeypatch.setenv("GPUQUEENS_BACKEND", "Cpu\n")
+    assert gpuqueens.nqueens(6).backend == "cpu"
+
+
 def test_units_partition_the_prefixes():
     """Units cover every prefix once (plus the symmetric unit), so their results give the answer."""
     for n in (9, 16, 20):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..._checks import check_board_size
 from ...cli_options import add_recheck_option, add_run_options
 
 __all__ = ["register", "handle"]
@@ -35,6 +36,8 @@ def handle(args: argparse.Namespace) -> int:
         # A checkpoint records one run; a second board size would meet the first one's ledger.
         raise ValueError("--checkpoint takes one board size at a time (a checkpoint file records "
                          f"one run); got {len(args.n)} sizes")
+    for n in args.n:  # every size is checked before the first is counted
+        check_board_size(n)
     for n in args.n:
         result = nqueens(n, backend=args.backend, checkpoint=args.checkpoint,
                          progress=args.progress, recheck=args.recheck, workers=args.workers)
