@@ -33,7 +33,8 @@ while [ $# -gt 0 ]; do
     --ygch-nmax) ygch_nmax=$2; shift ;;
     --steps) steps=$2; shift ;;
     --out) out_dir=$2; shift ;;
-    *) echo "device_run: unknown option $1" >&2; exit 2 ;;
+    -h|--help) sed -n '2,/^set /{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
+    *) echo "device_run: unknown option $1 (bash bench/device_run.sh --help)" >&2; exit 2 ;;
   esac
   shift
 done

@@ -14,6 +14,10 @@
 # "git clone https://github.com/ygch/n_queens peers/ygch"); its src/ is used as it is.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+case "${1:-}" in
+  -h|--help) sed -n '2,/^set /{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
+  -*) echo "prepare_peers: unknown option $1 (bash bench/prepare_peers.sh --help)" >&2; exit 2 ;;
+esac
 seed_dir=${1:?usage: bash bench/prepare_peers.sh SEED_DIR [YGCH_CLONE]}
 seed=002_38695e4fd0590979.txt
 for file in "$seed_dir/tools/seed_nqueens.sh" "$seed_dir/seeds/$seed"; do
