@@ -10,6 +10,7 @@ and the table of docs/matchsticks.md ("Estimates"), with the machine and the dat
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -153,7 +154,17 @@ def memory():
               f"peak {peak / 2**30:.2f} GiB, {live:,} live entries of {per_entry} B")
 
 
-if __name__ == "__main__":
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """No options: the parser gives ``--help`` and refuses stray arguments before minutes
+    of measuring start."""
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0].replace("\n", " "),
+        epilog="Prints each constant and what it came from, to copy into the cost models.")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parse_args(argv)
     print("# load", open("/proc/loadavg").read().split()[:3], time.strftime("%Y-%m-%d"))
     memory()
     transfer()
@@ -161,3 +172,8 @@ if __name__ == "__main__":
     prime_search()
     sweep()
     join()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

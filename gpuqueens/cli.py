@@ -51,7 +51,7 @@ def _sigterm_stops_like_ctrl_c() -> Iterator[None]:
         yield
         return
 
-    def stop(signum: int, frame: object) -> None:
+    def stop(*_signal: object) -> None:  # (signal number, frame)
         raise Terminated()
 
     previous = signal.signal(signal.SIGTERM, stop)

@@ -8,7 +8,9 @@ errors in their Python before they cost device time. Times it prints mean nothin
 
 from __future__ import annotations
 
+import argparse
 import runpy
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,16 +37,35 @@ def build_emulator(folder: Path) -> dict[str, Path]:
     return built
 
 
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """The script and its own arguments, checked before the emulator is built with nvcc."""
+    parser = argparse.ArgumentParser(
+        usage="%(prog)s [-h] SCRIPT [ARG ...]", description=__doc__.split("\n\n")[0],
+        epilog="Everything after SCRIPT (--help included) goes to the script.")
+    # optional here only so that a missing script gets its own message below
+    parser.add_argument("script", metavar="SCRIPT", type=Path, nargs="?",
+                        help="the Python script to run")
+    parser.add_argument("args", nargs=argparse.REMAINDER, metavar="ARG ...",
+                        help="the script's own arguments")
+    args = parser.parse_args(argv)
+    if args.script is None:
+        parser.error("give the script to run, e.g. bench/gpu_nqueens.py")
+    if not args.script.is_file():
+        parser.error(f"no such script: {args.script}")
+    if shutil.which("nvcc") is None:
+        parser.error("nvcc was not found on PATH: the emulator is built with it")
+    return args
+
+
 def main(argv: list[str]) -> None:
-    if not argv:
-        raise SystemExit(__doc__)
+    args = parse_args(argv)
     sys.path.insert(0, str(HERE))
     from fake_cupy import make_fake_cupy
 
     with tempfile.TemporaryDirectory() as folder:
         sys.modules["cupy"] = make_fake_cupy(build_emulator(Path(folder)))
-        sys.argv = list(argv)
-        runpy.run_path(argv[0], run_name="__main__")
+        sys.argv = [str(args.script), *args.args]
+        runpy.run_path(str(args.script), run_name="__main__")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 agree with the puzzle table (an independent check of the table's S = 0 row, too)."""
 
 import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,3 +33,22 @@ def test_svg_draws_every_stick(picture):
     text = picture.svg(2, 2, removed)
     assert text.startswith("<svg") and text.count("<line") == 12
     assert text.count("stroke-dasharray") == len(removed) == 4
+
+
+def run_script(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_help_prints_usage_and_draws_nothing():
+    picture_file = SCRIPT.with_name("matchsticks-4x4.svg")
+    before = picture_file.stat().st_mtime_ns
+    done = run_script("--help")
+    assert done.returncode == 0 and done.stdout.startswith("usage:")
+    assert "4×4 grid" in done.stdout and picture_file.stat().st_mtime_ns == before
+
+
+def test_unknown_arguments_are_refused_in_one_line():
+    done = run_script("--size", "5")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines()[-1].endswith("unrecognized arguments: --size 5")

@@ -1,8 +1,12 @@
 """The public functions: results, table printing, backends and bad input."""
 
+import numpy as np
 import pytest
 
+import gpuqueens
 from gpuqueens.problems.matchsticks import matchstick_counts, matchstick_table, matchsticks
+from gpuqueens.problems.matchsticks.grid import square_count, stick_count
+from gpuqueens.problems.matchsticks.sweep import count_exact
 
 
 def test_exported_from_package():
@@ -110,3 +114,111 @@ def test_the_table_on_gpu_without_one_is_refused(monkeypatch):
         matchstick_table(2, 2, [0])
     with pytest.raises(ValueError, match="not one of"):
         matchstick_table(2, 2, [0], backend="tpu")
+
+
+# -- argument types: what each parameter takes, and clear refusals -------------------------
+
+@pytest.mark.parametrize("squares", [3, np.int64(3)])
+def test_table_squares_as_one_integer_is_refused_with_the_way_to_ask(squares):
+    with pytest.raises(TypeError, match=r"squares must be a collection .*\[3\].*range\(4\)"):
+        matchstick_table(2, 2, squares=squares, backend="cpu")
+
+
+@pytest.mark.parametrize("squares", [{0: 1}, "01", b"\x00", 3.0, -1, True, object()])
+def test_table_squares_of_the_wrong_type_are_refused(squares):
+    with pytest.raises(TypeError, match="squares must be a collection of integer S values"):
+        matchstick_table(2, 2, squares=squares, backend="cpu")
+
+
+@pytest.mark.parametrize("squares,error", [([True], TypeError), ([0, 1.0], TypeError),
+                                           ([0, -1], ValueError)])
+def test_table_bad_s_values_name_the_parameter(squares, error):
+    with pytest.raises(error, match="each S in squares"):
+        matchstick_table(2, 2, squares=squares, backend="cpu")
+
+
+@pytest.mark.parametrize("call", [
+    lambda: matchsticks(2, 2, removed=True, backend="cpu"),
+    lambda: matchsticks(2, 2, removed=3, squares=False, backend="cpu"),
+    lambda: matchsticks(2, 2, removed=3, squares=[1], backend="cpu"),
+    lambda: matchstick_counts(2, True, backend="cpu"),
+    lambda: matchstick_table(2, 2, [0], recheck=True, backend="cpu"),
+    lambda: matchstick_table(2, 2, [0], workers=True, backend="cpu"),
+])
+def test_bools_and_lists_are_not_integers(call):
+    with pytest.raises(TypeError):
+        call()
+
+
+def test_numpy_integers_are_taken_as_integers():
+    two, three, one = np.int64(2), np.int32(3), np.uint8(1)
+    assert matchsticks(two, two, removed=three, backend="cpu") == matchsticks(2, 2, removed=3, backend="cpu")
+    assert matchsticks(two, 2, removed=three, squares=one, backend="cpu") == \
+        matchsticks(2, 2, removed=3, squares=1, backend="cpu")
+    assert matchstick_counts(one, np.int16(1), backend="cpu") == [1, 0, 0, 0, 1]
+    table = matchstick_table(two, 2, squares=np.array([0, 5]), workers=np.int64(1),
+                             recheck=np.int64(0), backend="cpu")
+    assert table.rows == ((0, 4, 4), (5, 0, 1)) and table[np.int64(5)] == (0, 1)
+
+
+# -- R = 0 and R = E: closed forms, whatever the grid's size ------------------------------
+
+@pytest.fixture
+def no_sweeps(monkeypatch):
+    """Any count that would sweep the grid fails the test."""
+    import gpuqueens.problems.matchsticks.api as api
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a sweep started for a count with a closed form")
+
+    for name in ("_by_removed", "count_exact", "count_exact_join"):
+        monkeypatch.setattr(api, name, refuse)
+
+
+@pytest.mark.usefixtures("no_sweeps")
+@pytest.mark.parametrize("m, n", [(1, 10**5), (2, 10**6), (10**6, 10**6), (8, 9)])
+def test_nothing_or_everything_removed_needs_no_sweep(m, n):
+    sticks, total = stick_count(m, n), square_count(m, n)
+    assert matchsticks(m, n, removed=0, backend="cpu") == 1
+    assert matchsticks(m, n, removed=0, squares=total, backend="cpu") == 1
+    assert matchsticks(m, n, removed=0, squares=0, backend="cpu") == 0
+    assert matchsticks(m, n, removed=0, squares=total - 1, backend="cpu") == 0
+    assert matchsticks(m, n, removed=sticks, backend="cpu") == 1
+    assert matchsticks(m, n, removed=sticks, squares=0, backend="cpu") == 1
+    assert matchsticks(m, n, removed=sticks, squares=1, backend="cpu") == 0
+
+
+@pytest.mark.parametrize("m, n", [(1, 1), (1, 4), (2, 2), (2, 3), (3, 3)])
+def test_closed_forms_agree_with_the_sweep(m, n):
+    sticks = stick_count(m, n)
+    for removed in (0, sticks):
+        assert matchsticks(m, n, removed=removed, backend="cpu") == \
+            matchstick_counts(m, n, backend="cpu")[removed]
+        for squares in range(square_count(m, n) + 1):
+            assert matchsticks(m, n, removed=removed, squares=squares, backend="cpu") == \
+                count_exact(m, n, removed=removed, squares=squares)
+
+
+def test_closed_forms_keep_the_backend_checks(monkeypatch):
+    import gpuqueens.backends
+
+    monkeypatch.setattr(gpuqueens.backends, "gpu_status", lambda: (False, "no device in this test"))
+    with pytest.raises(gpuqueens.BackendUnavailableError):
+        matchsticks(2, 2, removed=0, squares=5, backend="gpu")
+    with pytest.raises(ValueError, match="not one of"):
+        matchsticks(2, 2, removed=0, backend="tpu")
+
+
+def test_a_long_count_by_squares_still_warns_before_it_starts(monkeypatch):
+    import gpuqueens.problems.matchsticks.api as api
+
+    class Started(Exception):
+        pass
+
+    def started(*args, **kwargs):
+        raise Started
+
+    monkeypatch.setattr(api, "count_exact", started)
+    m, n = 1, 10**5
+    with pytest.warns(gpuqueens.LongRunWarning), pytest.raises(Started):
+        matchsticks(m, n, removed=stick_count(m, n) - 1, squares=0, backend="cpu")

@@ -10,6 +10,7 @@ library's puzzle table (16 ways), and draws the first one. It needs only gpuquee
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -106,7 +107,16 @@ def svg(m: int, n: int, removed: frozenset[int]) -> str:
     return "\n".join(parts) + "\n"
 
 
-def main() -> int:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """No options: the parser gives ``--help`` and refuses stray arguments."""
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0].replace("\n", " "),
+        epilog=f"Writes matchsticks-{M}x{N}.svg next to this script.")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parse_args(argv)
     solutions = removals_leaving_no_square(M, N, REMOVED)
     fewest, ways = gpuqueens.matchstick_table(M, N, squares=[0], backend="cpu")[0]
     if (fewest, ways) != (REMOVED, len(solutions)):

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import concurrent.futures
 import html
+import numbers
 import os
-from collections.abc import Iterable, Iterator
+import reprlib
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from ..._checks import check_int
@@ -178,6 +180,21 @@ def matchstick_counts(m: int, n: int, *, backend: str | None = None) -> list[int
     return _by_removed(m, n, stick_count(m, n), backend)
 
 
+def _closed_form(m: int, n: int, removed: int, squares: int | None) -> int | None:
+    """The count without a sweep where it is known, else ``None``: R = 0 keeps the whole grid
+    (valid, every grid point touches 2 to 4 sticks) with all its squares; R = E keeps no
+    stick, so no point is touched and no square survives.
+
+    >>> _closed_form(1, 10**9, 0, 10**9), _closed_form(2, 2, 12, 1), _closed_form(2, 2, 3, 0)
+    (1, 0, None)
+    """
+    if removed == 0:
+        return int(squares is None or squares == square_count(m, n))
+    if removed == stick_count(m, n):
+        return int(squares is None or squares == 0)
+    return None
+
+
 def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
                 backend: str | None = None) -> int:
     """Valid configurations with exactly ``removed`` sticks removed (and, if given, exactly
@@ -186,7 +203,8 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     With ``squares`` the count runs by the whole-grid sweep up to a shorter side of 5, by
     the centre join (the halves' sweeps with R exact, :mod:`.exact_join`) for a shorter side
     of 6 or 7 (on the CPU: 6×6 in seconds to minutes, 7×7 in minutes and gigabytes); on
-    the CPU unless ``backend="gpu"`` (:func:`square_tracking_backend`).
+    the CPU unless ``backend="gpu"`` (:func:`square_tracking_backend`). R = 0 and R = E
+    (every stick removed) are answered at once, on any grid (:func:`_closed_form`).
 
     >>> matchsticks(10, 10, removed=2, backend="cpu")
     22278
@@ -196,9 +214,14 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     m, n = check_grid(m, n)
     removed = check_int("removed", removed, low=0, high=stick_count(m, n))
     if squares is None:
-        return _by_removed(m, n, removed, resolve_backend(backend))[removed]
+        backend = resolve_backend(backend)
+        closed = _closed_form(m, n, removed, None)
+        return closed if closed is not None else _by_removed(m, n, removed, backend)[removed]
     squares = check_int("squares", squares, low=0, high=square_count(m, n))
     backend = square_tracking_backend(backend)
+    closed = _closed_form(m, n, removed, squares)
+    if closed is not None:
+        return closed
     h, w = orient(m, n)
     if h <= MAX_EXACT_SHORT_SIDE:
         check_cost(exact_cost(h, w, removed, squares))
@@ -221,15 +244,35 @@ def _table_backend(backend: str | None, h: int, *, workers, executor, large: boo
     return choose_backend(backend, workers=workers, executor=executor, large_on_gpu=large)
 
 
+def _check_squares_collection(squares: object) -> None:
+    """Refuse a ``squares`` that is not a collection of S values: one integer is ambiguous
+    (S alone, or S = 0..S?), and a str or a mapping would be read by characters or keys."""
+    shown = f"{type(squares).__name__} ({reprlib.repr(squares)})"
+    if isinstance(squares, numbers.Integral) and not isinstance(squares, bool) and squares >= 0:
+        s = int(squares)
+        raise TypeError(f"squares must be a collection of S values, e.g. [{s}] for S = {s} "
+                        f"alone or range({s + 1}) for S = 0..{s}; not {shown}")
+    wrong = isinstance(squares, (str, bytes, Mapping))
+    if not wrong:
+        try:
+            iter(squares)
+        except TypeError:
+            wrong = True
+    if wrong:
+        raise TypeError(f"squares must be a collection of integer S values such as [0, 3] "
+                        f"or range(15), not {shown}")
+
+
 def _squares_asked(squares: Iterable[int] | None, m: int, n: int) -> list[int]:
     """The S values asked, checked one by one as they are read (a range by its ends), so
     that no huge request is built before it is refused."""
     total = square_count(m, n)
     if squares is None:
         return list(range(min(len(DEFAULT_SQUARES), total + 1)))
+    _check_squares_collection(squares)
 
     def check(s: object) -> int:
-        s = check_int("squares", s, low=0)
+        s = check_int("each S in squares", s, low=0)
         if s > total:
             raise ValueError(f"S={s} is more than the {total} squares of a {m}×{n} grid")
         return s
@@ -252,10 +295,12 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     """The puzzle table: for each S, the fewest removals leaving exactly S squares, and the
     number of ways (valid configurations only).
 
-    ``squares``: the S values, at most the grid's number of squares (default: S = 0..14,
-    as far as the grid has squares). The table comes from a meet-in-the-middle join at the
-    centre column (``docs/matchsticks.md``): 6×6 in a few seconds, 7×7 in about ten minutes
-    and ~12 GB on the CPU; the shorter side is limited to 7. ``backend``: where the join
+    ``squares``: a collection of S values (a list, a set, a range, a NumPy array of
+    integers), each at most the grid's number of squares (default: S = 0..14, as far as
+    the grid has squares); one S alone is asked as ``[S]``. The table comes from a
+    meet-in-the-middle join at the centre column (``docs/matchsticks.md``): 6×6 in a few
+    seconds, 7×7 in about ten minutes and ~12 GB on the CPU; the shorter side is limited
+    to 7. ``backend``: where the join
     (its half sweeps and its pairing) runs (``"auto"``: the GPU from a shorter side of 6
     when one is usable); the result's ``backend`` says which. The table runs as work units through
     :func:`gpuqueens.runner.run_units`, one per round of the join and centre stick pattern:
