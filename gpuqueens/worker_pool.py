@@ -3,7 +3,8 @@
 The workers are processes started with ``spawn`` (a fresh interpreter: safe whatever this
 process holds, CUDA included), each pinned to its own GPU through ``CUDA_VISIBLE_DEVICES``
 when devices are given; each runs one task at a time. :func:`gpuqueens.workers.executor_for`
-makes one when a count uses the whole machine.
+makes one when a count uses the whole machine. A worker ends itself when the process that
+started it has ended, even killed (:func:`_end_with_coordinator`).
 
 >>> with WorkerPool(1) as pool:
 ...     pool.submit(pow, 2, 10).result()
@@ -14,12 +15,14 @@ from __future__ import annotations
 
 import concurrent.futures
 import multiprocessing
+import multiprocessing.connection
 import multiprocessing.context
 import multiprocessing.spawn
 import os
 import queue
 import signal
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -111,7 +114,7 @@ class WorkerPool(concurrent.futures.Executor):
             for device in devices:
                 pins.put(device)
         self._pool = concurrent.futures.ProcessPoolExecutor(
-            processes, mp_context=context, initializer=_start_worker, initargs=(pins,))
+            processes, mp_context=context, initializer=_start_worker, initargs=(pins, os.getpid()))
         for _ in range(processes):  # start them now, while the caller prepares its units
             self._pool.submit(os.getpid)
         self._threads = [threading.Thread(target=self._feed, daemon=True, name=f"gpuqueens-worker-{index}")
@@ -197,8 +200,9 @@ class WorkerPool(concurrent.futures.Executor):
         return False
 
 
-def _start_worker(pins: Any) -> None:
+def _start_worker(pins: Any, coordinator: int) -> None:
     """Set up a new worker process, before it runs anything (the pool's initializer)."""
+    _end_with_coordinator(coordinator)
     # Ctrl-C is for the coordinating process, which ends its workers; a worker that took
     # it too would only print a traceback of its own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -208,3 +212,48 @@ def _start_worker(pins: Any) -> None:
             raise RuntimeError("CUDA was initialised in a worker process before it could be pinned "
                                "to its GPU")
         os.environ["CUDA_VISIBLE_DEVICES"] = device  # read by CUDA when it initialises
+
+
+#: How often a worker that is the coordinator's own child checks its parent, in seconds.
+PARENT_POLL_SECONDS = 1.0
+
+#: A worker's exit status when it ends itself because its coordinator has ended.
+ORPHANED_EXIT_CODE = 1
+
+
+def _end_with_coordinator(coordinator: int) -> None:
+    """End this worker process as soon as ``coordinator`` (the process that started it) has
+    ended, however it ended, SIGKILL included: an orphaned worker would go on using cores
+    and memory for nobody, and hold the coordinator's stdout open.
+
+    A daemon thread waits on multiprocessing's parent sentinel, a pipe whose write end only
+    the coordinator holds (on Windows, the coordinator's process handle): it is ready as
+    soon as that process ends, on every OS and with every start method, and costs nothing
+    meanwhile. Not ``prctl(PR_SET_PDEATHSIG)``: Linux only, and it fires when the *thread*
+    that started the worker ends, which in a pool may come before the pool ends. A child
+    the coordinator forked may still hold the pipe, so where the worker is the
+    coordinator's own child (``spawn`` on POSIX) the thread also checks its parent pid.
+    """
+    parent = multiprocessing.parent_process()
+    sentinel = parent.sentinel if parent is not None else None
+    watch_parent_pid = os.name == "posix" and os.getppid() == coordinator
+    if sentinel is None and not watch_parent_pid:
+        return  # not started by multiprocessing: nothing to watch
+    threading.Thread(target=_watch_coordinator, args=(coordinator, sentinel, watch_parent_pid),
+                     daemon=True, name="gpuqueens-coordinator-watch").start()
+
+
+def _watch_coordinator(coordinator: int, sentinel: Any, watch_parent_pid: bool) -> None:
+    """The watching thread: wait until the coordinator has ended, then end this process."""
+    poll_seconds = PARENT_POLL_SECONDS if watch_parent_pid else None
+    while not _sentinel_ready(sentinel, poll_seconds):
+        if watch_parent_pid and os.getppid() != coordinator:  # adopted by init or a subreaper
+            break
+    os._exit(ORPHANED_EXIT_CODE)  # at once: the unit's result has nobody to go to
+
+
+def _sentinel_ready(sentinel: Any, timeout: float | None) -> bool:
+    if sentinel is None:
+        time.sleep(timeout or 0)
+        return False
+    return bool(multiprocessing.connection.wait([sentinel], timeout))
