@@ -34,12 +34,13 @@ import concurrent.futures
 import multiprocessing
 import numbers
 import os
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from .backends import device_name, gpu_report, requested_backend, resolve_backend
+from .backends import _user_stacklevel, device_name, gpu_report, requested_backend, resolve_backend
 from .estimates import available_memory
 from .fork_safety import check_executor
 from .runner import executor_workers
@@ -151,7 +152,7 @@ def _gpu_device_plan(processes: int) -> tuple[str, ...]:
 
 
 def _process_count(backend: str, workers: int | None, *, large: bool, units: int,
-                   memory_per_worker: float | None) -> int:
+                   memory_per_worker: float | None, warn: bool = False) -> int:
     wanted = _wanted(workers, None, large)
     if wanted is None:  # the whole machine
         wanted = gpu_report(here=False).count if backend == "gpu" else usable_cores()
@@ -159,7 +160,23 @@ def _process_count(backend: str, workers: int | None, *, large: bool, units: int
             memory = available_memory()
             if memory:
                 wanted = min(wanted, int(memory // memory_per_worker))
+    elif backend == "cpu":
+        wanted = _at_most_the_cores(wanted, units, warn=warn)
     return max(1, min(wanted, units))  # never more processes than units
+
+
+def _at_most_the_cores(workers: int, units: int, *, warn: bool) -> int:
+    """CPU worker processes beyond the usable cores would only share them (each unit is
+    pure computation) while each holds an interpreter and NumPy: ``workers=99999`` with
+    4096 units would start 4096 of them. Capped, with a warning that says so."""
+    cores = usable_cores()
+    if workers > cores and units > cores:
+        if warn:  # once, where the processes are started
+            warnings.warn(f"workers={workers} is more than the {cores} usable cores of this machine; "
+                          f"{cores} worker processes run (more would only share the cores)",
+                          UserWarning, stacklevel=_user_stacklevel())
+        return cores
+    return workers
 
 
 def planned_processes(backend: str, *, workers: int | None = None,
@@ -248,7 +265,7 @@ def executor_for(
         yield Workers(backend, executor, external=True)
         return
     count = _process_count(backend, workers, large=large, units=units,
-                           memory_per_worker=memory_per_worker)
+                           memory_per_worker=memory_per_worker, warn=True)
     if count <= 1:
         if backend == "gpu":  # this process runs the GPU work: can CUDA work here?
             prepare_process(backend, worker=False)

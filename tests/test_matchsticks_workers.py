@@ -65,6 +65,7 @@ def test_the_default_starts_no_more_processes_than_memory_holds(no_pools, monkey
 
 
 def test_explicit_workers_that_memory_cannot_hold_are_refused_up_front(no_pools, monkeypatch):
+    monkeypatch.setattr(workers, "usable_cores", lambda: 8)  # 3 processes even on 2 cores
     need = table_cost(4, 4, list(range(15))).memory
     monkeypatch.setattr(estimates, "available_memory", lambda: 2.5 * need)
     with pytest.raises(ValueError, match="in each of 3 worker processes"):

@@ -118,6 +118,14 @@ def test_the_default_follows_the_cores_there_are(pools, small_long_counts, monke
     assert pools == []
 
 
+def test_cpu_workers_beyond_the_cores_are_capped_with_a_warning(pools, monkeypatch):
+    monkeypatch.setattr(workers, "usable_cores", lambda: 2)
+    with pytest.warns(UserWarning, match="workers=99999 is more than the 2 usable cores") as said:
+        result = gpuqueens.nqueens(15, backend="cpu", workers=99999)
+    assert result.total == total(15) and result.device.endswith(", 2 processes")
+    assert len(said) == 1 and len(pools) == 1
+
+
 def test_explicit_workers_for_a_small_count(pools):
     # the user asked for it; but never more processes than units (n=10 has one)
     assert gpuqueens.count(10, backend="cpu", workers=4) == 724
@@ -216,7 +224,8 @@ def test_a_dead_worker_process_is_a_clear_error():
             pool.submit(worker_tasks.die).result(timeout=300)
 
 
-def test_an_exception_ends_the_worker_processes_at_once():
+def test_an_exception_ends_the_worker_processes_at_once(monkeypatch):
+    monkeypatch.setattr(workers, "usable_cores", lambda: 8)  # 3 processes even on 2 cores
     with pytest.raises(KeyboardInterrupt):
         with workers.executor_for("cpu", workers=3, large=True, units=10) as chosen:
             pool = chosen.executor
