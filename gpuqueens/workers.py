@@ -188,8 +188,8 @@ def planned_processes(backend: str, *, workers: int | None = None,
 
     >>> planned_processes("cpu", workers=1, large=True, units=16)
     1
-    >>> planned_processes("cpu", workers=4, large=True, units=3)
-    3
+    >>> planned_processes("cpu", workers=4, large=True, units=1)  # never more than units
+    1
     """
     workers = check_workers(workers, executor)
     if executor is not None:

@@ -152,6 +152,8 @@ def test_long_count_warns_on_one_line_before_it_starts(monkeypatch, capsys):
                              "take about ") and err[0].endswith(" years")
     assert err[1] == "gpuqueens: interrupted"
     # with worker processes the estimate is shared among them, still before anything starts
+    from gpuqueens import workers
+    monkeypatch.setattr(workers, "usable_cores", lambda: 8)  # 3 processes even on 2 cores
     assert main(["nqueens", "32", "--backend", "cpu", "--workers", "3"]) == 130
     err = capsys.readouterr().err.splitlines()
     assert err[0].startswith("gpuqueens: warning: counting n=32 on 3 workers, each like one CPU "
