@@ -10,6 +10,8 @@ are exercised here; tests/test_matchsticks_gpu.py runs the same on a real GPU.
 
 from __future__ import annotations
 
+import collections
+import itertools
 import json
 import shutil
 import subprocess
@@ -52,6 +54,31 @@ def test_shorter_sides_past_a_tile_count_exactly(fake_gpu, m, n, removed):
     # sets give).
     assert gpuqueens.matchsticks(m, n, removed=removed, backend="gpu") == \
         gpuqueens.matchsticks(m, n, removed=removed, backend="cpu")
+
+
+def _removal_sets_tried_one_by_one(m: int, n: int, removed: int) -> int:
+    """Valid configurations with ``removed`` sticks removed, by trying every removal set:
+    independent of the transfer methods (the CPU's stops at a shorter side of 13)."""
+    sticks = [((y, x), (y, x + 1)) for y in range(m + 1) for x in range(n)]
+    sticks += [((y, x), (y + 1, x)) for y in range(m) for x in range(n + 1)]
+    touching = collections.Counter(point for stick in sticks for point in stick)
+    valid = 0
+    for gone in itertools.combinations(sticks, removed):
+        left = collections.Counter(point for stick in gone for point in stick)
+        valid += all(touching[point] - k != 1 for point, k in left.items())
+    return valid
+
+
+@pytest.mark.slow
+def test_a_shorter_side_beyond_the_cpu_transfer_counts_exactly(fake_gpu):
+    # 14×14: the kernel alone can count it, so removal sets are tried one by one instead
+    assert gpu.count_by_removed_gpu(14, 14, 2) == [
+        1, _removal_sets_tried_one_by_one(14, 14, 1), _removal_sets_tried_one_by_one(14, 14, 2)]
+
+
+def test_trying_removal_sets_agrees_with_the_transfer():
+    for m, n in [(1, 3), (2, 2), (3, 4)]:
+        assert [_removal_sets_tried_one_by_one(m, n, r) for r in range(4)] == count_by_removed(m, n)[:4]
 
 
 def test_tall_grids_have_passes_that_wrap_to_the_next_column():
