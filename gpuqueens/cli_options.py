@@ -26,8 +26,9 @@ def add_run_options(parser: argparse.ArgumentParser, *, long_runs: bool = True) 
         parser.add_argument("--checkpoint", metavar="PATH", default=None,
                             help="SQLite file recording finished work units; rerun to resume")
         parser.add_argument("--workers", type=_positive_int, default=None, metavar="K",
-                            help="processes that solve work units: 1 = this one only "
-                                 "(default: every GPU, or every core, for long runs)")
+                            help="processes that solve work units: 1 = this one only; on the "
+                                 "CPU at most one per core (default: every GPU, or every "
+                                 "core, for long runs)")
 
 
 def _backend_name(text: str) -> str:
