@@ -300,9 +300,9 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     the grid has squares); one S alone is asked as ``[S]``. The table comes from a
     meet-in-the-middle join at the centre column (``docs/matchsticks.md``): 6×6 in a few
     seconds, 7×7 in about ten minutes and ~12 GB on the CPU; the shorter side is limited
-    to 7. ``backend``: where the join
-    (its half sweeps and its pairing) runs (``"auto"``: the GPU from a shorter side of 6
-    when one is usable); the result's ``backend`` says which. The table runs as work units through
+    to 7. ``backend``: where the join (its half sweeps and its pairing) runs (``"auto"``:
+    the GPU from a shorter side of 6 when one is usable); the result's ``backend`` says
+    which. The table runs as work units through
     :func:`gpuqueens.runner.run_units`, one per round of the join and centre stick pattern:
     with ``checkpoint`` (one file) a killed run can be resumed, and ``progress`` shows a
     bar per round. ``recheck``: with a checkpoint, how many work units to solve again and
