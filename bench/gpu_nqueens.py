@@ -140,7 +140,7 @@ def count_once(n: int, mark: int, path: str) -> tuple[int, int, int | None]:
     start = time.perf_counter()
     prefixes = enumerate_prefixes(n, mark)
     enumerated = time.perf_counter()
-    weight = count_prefixes_gpu(prefixes)  # upload, kernel, read-back
+    weight = count_prefixes_gpu(prefixes, split=SPLIT)  # upload, kernel, read-back
     counted = time.perf_counter()
     symmetric = count_symmetric_gpu(n)  # host prefixes, kernel, read-back
     PHASES.append({"prefixes_s": enumerated - start, "kernel_s": counted - enumerated,
@@ -151,6 +151,8 @@ def count_once(n: int, mark: int, path: str) -> tuple[int, int, int | None]:
 
 #: (path direct) the phases of each timed run: host prefixes, the main search, the symmetric one
 PHASES: list[dict] = []
+#: (path direct) rows the device splits each prefix by; None: ``choose_split``'s choice
+SPLIT: int | None = None
 
 
 def warm_seconds(n: int, mark: int, path: str, repeats: int, long_run_s: float):
@@ -176,7 +178,8 @@ def cold_seconds(n: int, mark: int, path: str) -> float:
     with tempfile.TemporaryDirectory(prefix="gpuqueens-cold-") as cache:
         env = dict(os.environ, CUPY_CACHE_DIR=cache)
         child = subprocess.run(
-            [sys.executable, __file__, "--cold-child", str(n), "--mark", str(mark), "--path", path],
+            [sys.executable, __file__, "--cold-child", str(n), "--mark", str(mark), "--path", path,
+             *(["--split", str(SPLIT)] if SPLIT is not None else [])],
             env=env, capture_output=True, text=True, check=True,
         )
     return float(json.loads(child.stdout.strip().splitlines()[-1])["seconds"])
@@ -213,10 +216,11 @@ def host_side_seconds(n: int, repeats: int = 5) -> float:
     from gpuqueens import workers
 
     saved = (gpu.count_prefixes_gpu, gpu.count_symmetric_gpu, api.combine, api.choose_backend,
-             workers.device_name)
+             workers.device_name, workers.prepare_process)
     gpu.count_prefixes_gpu, gpu.count_symmetric_gpu = prefix_unit, symmetric_unit
     api.combine, api.choose_backend = (lambda results: (0, 0)), (lambda *args, **options: "gpu")
     workers.device_name = lambda backend: "-"
+    workers.prepare_process = lambda backend, **options: None  # no CUDA probe: no GPU needed
     try:
         times = []
         for _ in range(repeats):
@@ -226,7 +230,7 @@ def host_side_seconds(n: int, repeats: int = 5) -> float:
         return min(times)
     finally:
         (gpu.count_prefixes_gpu, gpu.count_symmetric_gpu, api.combine, api.choose_backend,
-         workers.device_name) = saved
+         workers.device_name, workers.prepare_process) = saved
 
 
 # --- table ---------------------------------------------------------------------------------
@@ -286,6 +290,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="api: the public gpuqueens call; direct: prefixes + count_prefixes_gpu")
     parser.add_argument("--mark", type=int, default=0,
                         help="prefix row for --path direct (default: default_mark(n))")
+    parser.add_argument("--split", type=int, choices=(0, 1, 2), default=None,
+                        help="rows the device splits each prefix by, for --path direct "
+                             "(default: choose_split's choice); e.g. --mark 6 --split 2 "
+                             "against --mark 5 --split 2 compares how deep work items start")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold-process timing")
     parser.add_argument("--cold-max", type=int, default=18, help="largest n timed cold")
     parser.add_argument("--long-run-s", type=float, default=5.0,
@@ -297,6 +305,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="only time the host's share of the public call, device stubbed out (no GPU needed)")
     parser.add_argument("--cold-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    global SPLIT
+    SPLIT = args.split
+    if args.split is not None and args.path != "direct":
+        parser.error("--split goes with --path direct")
     if args.cold_child is not None:
         _cold_child(args.cold_child, args.mark, args.path)
         return 0
@@ -307,7 +319,8 @@ def main(argv: list[str] | None = None) -> int:
         for n in range(args.nmin, args.nmax + 1):
             print(f"n={n}: host side of nqueens(n, backend='gpu') {1e3 * host_side_seconds(n):.1f} ms", flush=True)
         return 0
-    print(f"# gpuqueens N-Queens on {device_line()}, path={args.path}")
+    split = "" if args.split is None else f", split={args.split}"
+    print(f"# gpuqueens N-Queens on {device_line()}, path={args.path}{split}")
     print(HEADER, flush=True)
     rows = []
     for n in range(args.nmin, args.nmax + 1):

@@ -240,6 +240,20 @@ def test_gpu_benchmark_script_dry_run(tmp_path, path):
     assert all(r["plain_nodes"] > 0 and r["warm_s"] > 0 for r in rows)
 
 
+def test_gpu_benchmark_script_takes_the_depth_of_work_items(tmp_path):
+    # --mark 6 --split 2: the A/B of how deep the device's work items start (run on a GPU)
+    out = tmp_path / "rows.json"
+    root = Path(__file__).resolve().parent.parent
+    result = subprocess.run(
+        [sys.executable, str(root / "tests" / "fake_gpu_run.py"), str(root / "bench" / "gpu_nqueens.py"),
+         "--nmin", "11", "--nmax", "11", "--no-cold", "--repeats", "1", "--path", "direct",
+         "--mark", "6", "--split", "2", "--json", str(out)],
+        capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "split=2" in result.stdout
+    assert [(r["n"], r["total"], r["unique"]) for r in json.loads(out.read_text())] == [(11, total(11), unique(11))]
+
+
 def test_host_side_timing_of_the_benchmark(capsys):
     # bench/gpu_nqueens.py --host-side: the public call with the device's work stubbed out
     root = Path(__file__).resolve().parent.parent
