@@ -44,27 +44,6 @@ def refused_before_work(path, match: str) -> CheckpointError:
     return info.value
 
 
-def permission_bits_stop_writes(tmp_path) -> bool:
-    """False where this process writes read-only files anyway (root, some file systems)."""
-    probe = tmp_path / "probe"
-    probe.write_bytes(b"")
-    probe.chmod(0o444)
-    try:
-        with open(probe, "ab"):
-            return False
-    except PermissionError:
-        return True
-    finally:
-        probe.chmod(0o644)
-        probe.unlink()
-
-
-@pytest.fixture
-def read_only_works(tmp_path):
-    if not permission_bits_stop_writes(tmp_path):
-        pytest.skip("permission bits do not stop this process from writing (running as root?)")
-
-
 def half_done(path, done: int = 3) -> None:
     """A ledger of toy_units() with the first ``done`` units finished."""
     def stops(payload):
@@ -161,11 +140,11 @@ def test_nul_in_the_path_is_refused():
 def test_read_only_ledger_with_units_to_do_is_refused_before_work(tmp_path, read_only_works):
     path = tmp_path / "run.sqlite"
     half_done(path)
-    path.chmod(0o444)
+    read_only_works.lock(path)
     error = refused_before_work(path, "cannot be written: the file .* is read-only")
     assert "3 of 6 work units are still to do" in str(error)
     assert side_files(path) == []  # no read-only -wal/-shm left to break the next run
-    path.chmod(0o644)
+    read_only_works.unlock(path)
     assert run_units(toy_units(), Counting(), job=JOB, checkpoint=path,
                      progress=False)["u5"] == (25,)
 
@@ -173,7 +152,7 @@ def test_read_only_ledger_with_units_to_do_is_refused_before_work(tmp_path, read
 def test_finished_read_only_ledger_can_be_read(tmp_path, read_only_works):
     path = tmp_path / "run.sqlite"
     run_units(toy_units(), Counting(), job=JOB, checkpoint=path, progress=False)
-    path.chmod(0o444)
+    read_only_works.lock(path)
     solver = Counting()
     results = run_units(toy_units(), solver, job=JOB, checkpoint=path, progress=False)
     assert results == {f"u{i}": (i * i,) for i in range(6)}
@@ -185,12 +164,10 @@ def test_finished_read_only_ledger_can_be_read(tmp_path, read_only_works):
 def test_new_ledger_in_a_read_only_directory_is_refused(tmp_path, read_only_works):
     directory = tmp_path / "ro"
     directory.mkdir()
-    directory.chmod(0o555)
-    try:
-        refused_before_work(directory / "run.sqlite", "cannot be created: the directory .* is not writable")
-        assert os.listdir(directory) == []
-    finally:
-        directory.chmod(0o755)
+    read_only_works.lock(directory)
+    refused_before_work(directory / "run.sqlite", "cannot be created: the directory .* is not writable")
+    assert os.listdir(directory) == []
+    read_only_works.unlock(directory)
 
 
 def test_ledger_in_a_read_only_directory_with_units_to_do_is_refused(tmp_path, read_only_works):
@@ -198,12 +175,10 @@ def test_ledger_in_a_read_only_directory_with_units_to_do_is_refused(tmp_path, r
     directory.mkdir()
     path = directory / "run.sqlite"
     half_done(path)
-    directory.chmod(0o555)
-    try:
-        refused_before_work(path, "its directory .* is read-only")
-        assert os.listdir(directory) == ["run.sqlite"]
-    finally:
-        directory.chmod(0o755)
+    read_only_works.lock(directory)
+    refused_before_work(path, "its directory .* is read-only")
+    assert os.listdir(directory) == ["run.sqlite"]
+    read_only_works.unlock(directory)
 
 
 def test_read_only_side_file_left_by_an_earlier_run_is_named(tmp_path, read_only_works):
@@ -211,10 +186,10 @@ def test_read_only_side_file_left_by_an_earlier_run_is_named(tmp_path, read_only
     half_done(path)
     shm = tmp_path / "run.sqlite-shm"
     shm.write_bytes(b"")
-    shm.chmod(0o444)
+    read_only_works.lock(shm)
     error = refused_before_work(path, "run.sqlite-shm is not a writable file")
     assert "chmod u+w" in str(error)
-    shm.chmod(0o644)
+    read_only_works.unlock(shm)
     assert len(run_units(toy_units(), Counting(), job=JOB, checkpoint=path, progress=False)) == 6
 
 
@@ -273,6 +248,8 @@ def test_checkpoint_file_open_refuses_a_missing_file_without_create(tmp_path):
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
 def test_unreadable_ledger_is_refused(tmp_path, read_only_works):
+    if read_only_works.immutable:
+        pytest.skip("no attribute stops root from reading a file")
     path = tmp_path / "run.sqlite"
     half_done(path)
     path.chmod(0o000)
