@@ -6,7 +6,7 @@ import pytest
 from gpuqueens import workers
 
 sys.path.insert(0, os.path.dirname(__file__))  # lets tests import the shared oeis.py
-from read_only import ReadOnly, immutable_attribute_stops_writes, permission_bits_stop_writes  # noqa: E402
+from read_only import read_only_helper  # noqa: E402
 
 
 def pytest_configure(config):
@@ -43,12 +43,10 @@ def no_pools(monkeypatch):
 
 @pytest.fixture
 def read_only_works(tmp_path):
-    """A :class:`ReadOnly` that does stop this process from writing, or the test is skipped."""
-    if permission_bits_stop_writes(tmp_path):
-        helper = ReadOnly(immutable=False)
-    elif sys.platform.startswith("linux") and immutable_attribute_stops_writes(tmp_path):
-        helper = ReadOnly(immutable=True)
-    else:
+    """A :class:`read_only.ReadOnly` that does stop this process from writing, or the test
+    is skipped."""
+    helper = read_only_helper(tmp_path)
+    if helper is None:
         pytest.skip("neither permission bits nor the immutable attribute stop this process from writing")
     yield helper
     for path in list(helper.locked):  # a failed test leaves nothing pytest cannot delete

@@ -5,21 +5,6 @@ from __future__ import annotations
 import subprocess
 
 
-def permission_bits_stop_writes(tmp_path) -> bool:
-    """False where this process writes read-only files anyway (root, some file systems)."""
-    probe = tmp_path / "probe"
-    probe.write_bytes(b"")
-    probe.chmod(0o444)
-    try:
-        with open(probe, "ab"):
-            return False
-    except PermissionError:
-        return True
-    finally:
-        probe.chmod(0o644)
-        probe.unlink()
-
-
 class ReadOnly:
     """Makes files and directories read-only and writable again. Where permission bits do
     not stop this process (root), the immutable attribute (``chattr +i``) is set as well,
@@ -42,20 +27,22 @@ class ReadOnly:
         self.locked.remove(path)
 
 
-def immutable_attribute_stops_writes(tmp_path) -> bool:
-    """Whether ``chattr +i`` works here and stops this process from writing."""
-    probe = tmp_path / "probe"
-    probe.write_bytes(b"")
-    try:
-        if subprocess.run(["chattr", "+i", str(probe)], capture_output=True).returncode != 0:
-            return False
-    except OSError:  # no chattr
-        return False
-    try:
-        with open(probe, "ab"):
-            return False
-    except PermissionError:
-        return True
-    finally:
-        subprocess.run(["chattr", "-i", str(probe)], capture_output=True)
-        probe.unlink()
+def read_only_helper(tmp_path) -> ReadOnly | None:
+    """A :class:`ReadOnly` that stops this process from writing: permission bits alone,
+    else with the immutable attribute (Linux, where ``chattr`` works); ``None`` if neither."""
+    for immutable in (False, True):
+        helper, probe = ReadOnly(immutable), tmp_path / "probe"
+        probe.write_bytes(b"")
+        try:
+            helper.lock(probe)
+            with open(probe, "ab"):
+                pass  # written: this helper does not stop this process
+        except PermissionError:
+            return helper
+        except (OSError, subprocess.CalledProcessError):  # no chattr, or not on this file system
+            pass
+        finally:
+            if probe in helper.locked:
+                helper.unlock(probe)
+            probe.unlink()
+    return None
