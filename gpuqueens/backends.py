@@ -167,7 +167,7 @@ _warned_fallback = False
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
-def _user_stacklevel() -> int:
+def user_stacklevel() -> int:
     """``stacklevel`` for a warning raised by our caller that points at the first frame
     outside gpuqueens: the user's call, however many of our functions lie between."""
     frame, level = sys._getframe(1), 1  # 1: the function that warns
@@ -204,7 +204,7 @@ def resolve_backend(backend: str | None = "auto", *, here: bool = True) -> str:
     if not _warned_fallback:
         _warned_fallback = True
         warnings.warn(f"no usable GPU, running on the CPU: {reason}", GPUFallbackWarning,
-                      stacklevel=_user_stacklevel())
+                      stacklevel=user_stacklevel())
     return "cpu"
 
 

@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from .backends import _user_stacklevel, device_name, gpu_report, requested_backend, resolve_backend
+from .backends import user_stacklevel, device_name, gpu_report, requested_backend, resolve_backend
 from .estimates import available_memory
 from .fork_safety import check_executor
 from .runner import executor_workers
@@ -174,7 +174,7 @@ def _at_most_the_cores(workers: int, units: int, *, warn: bool) -> int:
         if warn:  # once, where the processes are started
             warnings.warn(f"workers={workers} is more than the {cores} usable cores of this machine; "
                           f"{cores} worker processes run (more would only share the cores)",
-                          UserWarning, stacklevel=_user_stacklevel())
+                          UserWarning, stacklevel=user_stacklevel())
         return cores
     return workers
 
