@@ -58,7 +58,7 @@ if step build; then
     # compile through CuPy/NVRTC once, so later steps find the kernel cache warm
     python -c "from gpuqueens.kernels import load_module; load_module('nqueens.cu'); load_module('nqueens_symmetric.cu'); print('NVRTC build ok')"
     # the main iteration in SASS with this toolkit (the warp model's costs were read with nvcc 13.0)
-    python bench/simt_model.py --sass | tail -1 || echo "(no cuobjdump: SASS not read)"
+    python bench/simt_model.py --sass | tail -1 || echo "(no cuobjdump or nvdisasm: SASS not read)"
   } 2>&1 | tee "$out/build.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import os
 import re
 import shutil
 import site
@@ -137,27 +138,40 @@ ALU_OPCODES = ("LOP3", "ISETP", "SEL", "SHF", "IADD3", "LEA", "PRMT", "PLOP3", "
                "IMNMX", "VIMNMX", "MOV")
 
 
-def find_cuobjdump() -> str | None:
-    """cuobjdump on the PATH, or from the nvidia-cuda-cuobjdump wheel in this Python's site-packages."""
-    found = shutil.which("cuobjdump")
+def find_cuda_tool(name: str) -> str | None:
+    """`name` (cuobjdump, nvdisasm) on the PATH, or from its nvidia-cuda-<name> wheel in this
+    Python's site-packages."""
+    found = shutil.which(name)
     if found:
         return found
     for folder in (*site.getsitepackages(), site.getusersitepackages()):
-        for path in sorted(glob.glob(f"{folder}/nvidia/cu*/bin/cuobjdump")) + sorted(
-                glob.glob(f"{folder}/nvidia/cuda_cuobjdump/bin/cuobjdump")):
+        for path in sorted(glob.glob(f"{folder}/nvidia/cu*/bin/{name}")) + sorted(
+                glob.glob(f"{folder}/nvidia/cuda_{name}/bin/{name}")):
             return path
     return None
 
 
+#: What to install where cuobjdump or the nvdisasm it runs is missing.
+SASS_TOOLS_HINT = "pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm, or put a CUDA toolkit's bin on the PATH"
+
+
+def sass_tools() -> tuple[str, str] | None:
+    """cuobjdump and nvdisasm (cuobjdump runs nvdisasm to print SASS), or None if either is missing."""
+    cuobjdump, nvdisasm = find_cuda_tool("cuobjdump"), find_cuda_tool("nvdisasm")
+    return (cuobjdump, nvdisasm) if cuobjdump and nvdisasm else None
+
+
 def sass(source: Path, folder: Path, function: str = "nqueens_count") -> list[tuple[int, str]]:
     """(address, instruction) of `function` in the sm_90 build of `source` (nvcc, cuobjdump)."""
+    tools = sass_tools()
+    if tools is None:
+        raise FileNotFoundError(f"cuobjdump or nvdisasm not found ({SASS_TOOLS_HINT})")
     cubin = folder / "kernel.cubin"
     subprocess.run(["nvcc", "-arch=sm_90", "-cubin", "-O3", "-o", str(cubin), str(source)], check=True, timeout=300)
-    tool = find_cuobjdump()
-    if tool is None:
-        raise FileNotFoundError("cuobjdump not found (pip install nvidia-cuda-cuobjdump)")
-    text = subprocess.run([tool, "-sass", "-fun", function, str(cubin)], check=True, capture_output=True,
-                          text=True, timeout=300).stdout
+    cuobjdump, nvdisasm = tools
+    env = dict(os.environ, NVDISASM_PATH=str(Path(nvdisasm).parent))
+    text = subprocess.run([cuobjdump, "-sass", "-fun", function, str(cubin)], check=True, capture_output=True,
+                          text=True, timeout=300, env=env).stdout
     found = (re.match(r"\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;", line) for line in text.splitlines())
     return [(int(m.group(1), 16), m.group(2)) for m in found if m]
 
@@ -196,6 +210,9 @@ def main(argv=None) -> int:
                         help="print the main iteration of kernels/nqueens.cu in SASS (nvcc, cuobjdump) and stop")
     args = parser.parse_args(argv)
     if args.sass:
+        if sass_tools() is None:
+            print(f"simt_model.py: cuobjdump or nvdisasm not found ({SASS_TOOLS_HINT})", file=sys.stderr)
+            return 1
         with tempfile.TemporaryDirectory() as folder:
             path = main_iteration(sass(ROOT / "kernels" / "nqueens.cu", Path(folder)))
         for text in path:

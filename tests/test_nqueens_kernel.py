@@ -352,8 +352,8 @@ def test_main_iteration_in_sass(tmp_path):
     sys.path.insert(0, str(ROOT / "bench"))
     import simt_model
 
-    if simt_model.find_cuobjdump() is None:
-        pytest.skip("cuobjdump not found (pip install nvidia-cuda-cuobjdump)")
+    if simt_model.sass_tools() is None:
+        pytest.skip(f"cuobjdump or nvdisasm not found ({simt_model.SASS_TOOLS_HINT})")
     path = simt_model.main_iteration(simt_model.sass(KERNEL, tmp_path))
     assert path[1].startswith("BSSY") and any(t.startswith("BSYNC") for t in path[-6:]), path
     assert not any(t.split()[0].startswith("SEL") for t in path), path
