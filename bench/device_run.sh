@@ -11,7 +11,8 @@
 # Outputs go to DIR (default: out/device_run, git-ignored); every step
 # logs to its own file, the table step reads the earlier steps' files from the same folder and
 # writes side_by_side.json for bench/plot_times.py. The default steps take about 6 minutes on
-# one H100 (n up to 21); "big" (n = 22 and 23 against OEIS, about 10 more minutes),
+# one H100 (n up to 21); "big" (n = 22 and 23 against OEIS: n = 23 is projected at a quarter
+# of an hour on one H100, and rerunning the step resumes it from its checkpoint),
 # "matchsticks" (the matchstick distributions and puzzle tables on the GPU, bench/
 # gpu_matchsticks.py and bench/gpu_matchstick_table.py) and "workers" (bench/device_workers.py)
 # run only when named. Steps can be run in separate calls with the same --out.
@@ -70,9 +71,29 @@ if step tests; then
 fi
 
 if step big; then
-  banner "n = 22 and 23 on the GPU against OEIS (pytest -m 'gpu and slow')"
-  python -m pytest -m "gpu and slow" -q -p no:cacheprovider tests 2>&1 | tee "$out/big.log"
-  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  # Each count keeps a checkpoint in the output folder: a step that is stopped (Ctrl-C, a
+  # time limit) resumes where it stopped when it is run again with the same --out.
+  banner "n = 22 and 23 on the GPU against OEIS (checkpoints in $out)"
+  for n in 22 23; do
+    python -m gpuqueens nqueens "$n" --backend gpu --checkpoint "$out/big_$n.ckpt" 2>&1 | tee "$out/big_$n.txt"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || { status=1; break; }
+    python - "$n" "$out/big_$n.txt" <<'PY' 2>&1 | tee -a "$out/big.log"
+import re
+import sys
+from pathlib import Path
+sys.path.insert(0, "tests")
+import oeis
+n, text = int(sys.argv[1]), Path(sys.argv[2]).read_text()
+found = re.findall(r"total (\d+)\s+unique (\d+)", text)
+if not found:
+    sys.exit(f"n={n}: no count in {sys.argv[2]}")
+got = tuple(map(int, found[-1]))
+want = (oeis.total(n), oeis.unique(n))
+print(f"n={n}: total {got[0]} unique {got[1]}: {'equal to OEIS' if got == want else f'NOT OEIS {want}'}")
+sys.exit(got != want)
+PY
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  done
 fi
 
 if step bench; then
