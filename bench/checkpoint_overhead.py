@@ -1,6 +1,8 @@
 """Whole-run checkpoint overhead: the same count with and without a checkpoint, alternately.
 
-    python bench/checkpoint_overhead.py [N] [--backend cpu|gpu] [--repeat 3]
+    python bench/checkpoint_overhead.py [N] [--backend cpu|gpu] [--repeat 3] [--workers 1]
+
+One process by default (--workers 1), so that the timings do not depend on the machine's cores.
 """
 import argparse
 import os
@@ -16,15 +18,17 @@ def main() -> None:
     parser.add_argument("n", type=int, nargs="?", default=17)
     parser.add_argument("--backend", default="cpu")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=1, help="processes (default 1: this one)")
     args = parser.parse_args()
     plain, ckpt = [], []
     for _ in range(args.repeat):
         start = time.perf_counter()
-        a = gpuqueens.count(args.n, backend=args.backend, progress=False)
+        a = gpuqueens.count(args.n, backend=args.backend, progress=False, workers=args.workers)
         plain.append(time.perf_counter() - start)
         path = os.path.join(tempfile.mkdtemp(), "run.sqlite")
         start = time.perf_counter()
-        b = gpuqueens.count(args.n, backend=args.backend, progress=False, checkpoint=path)
+        b = gpuqueens.count(args.n, backend=args.backend, progress=False, checkpoint=path,
+                            workers=args.workers)
         ckpt.append(time.perf_counter() - start)
         assert a == b, (a, b)
     m1, m2 = statistics.median(plain), statistics.median(ckpt)
