@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from . import _probe
 from .fork_safety import cuda_initialised_here, note_cuda_initialised
+from .user_frames import user_stacklevel
 
 __all__ = [
     "BACKENDS",
@@ -164,18 +165,6 @@ def requested_backend(backend: str | None = "auto") -> str:
 
 
 _warned_fallback = False
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-
-
-def user_stacklevel() -> int:
-    """``stacklevel`` for a warning raised by our caller that points at the first frame
-    outside gpuqueens: the user's call, however many of our functions lie between."""
-    frame, level = sys._getframe(1), 1  # 1: the function that warns
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
 def resolve_backend(backend: str | None = "auto", *, here: bool = True) -> str:
     """Turn a requested backend into the one that will run: ``"cpu"`` or ``"gpu"``.
 

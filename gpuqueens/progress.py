@@ -21,6 +21,10 @@ import sys
 import warnings
 from typing import Any
 
+import numpy as np
+
+from .user_frames import user_stacklevel
+
 __all__ = ["Progress", "progress_enabled", "check_progress", "TQDM_HINT"]
 
 #: How to get the progress bar, said once when one is asked for and tqdm is missing.
@@ -48,22 +52,25 @@ def _tqdm_installed() -> bool:
 
 
 def check_progress(progress: object) -> bool | None:
-    """Refuse a ``progress=`` that is not ``True``, ``False`` or ``None``; return it.
+    """Refuse a ``progress=`` that is not ``True``, ``False`` or ``None`` (NumPy's bools
+    included); return it as a ``bool`` or ``None``.
 
     A string such as ``"no"`` is truthy, so accepting any value would draw a bar the caller
     meant to switch off.
 
-    >>> check_progress(None), check_progress(False)
-    (None, False)
+    >>> check_progress(None), check_progress(False), check_progress(np.False_)
+    (None, False, False)
     >>> check_progress("no")
     Traceback (most recent call last):
     ...
     TypeError: progress must be True, False or None, not str ('no')
     """
-    if progress is not None and not isinstance(progress, bool):
+    if progress is None:
+        return None
+    if not isinstance(progress, (bool, np.bool_)):
         raise TypeError(f"progress must be True, False or None, not {type(progress).__name__} "
                         f"({progress!r})")
-    return progress
+    return bool(progress)
 
 
 def progress_enabled(progress: bool | None) -> bool:
@@ -77,12 +84,13 @@ def progress_enabled(progress: bool | None) -> bool:
     False
     """
     global _warned_no_tqdm
-    if check_progress(progress) is not None:
-        if progress and not _tqdm_installed() and not _warned_no_tqdm:
+    wanted = check_progress(progress)
+    if wanted is not None:
+        if wanted and not _tqdm_installed() and not _warned_no_tqdm:
             _warned_no_tqdm = True
             warnings.warn(f"no progress bar: it needs tqdm, which is not installed ({TQDM_HINT})",
-                          UserWarning, stacklevel=2)
-        return progress
+                          UserWarning, stacklevel=user_stacklevel())
+        return wanted
     try:
         is_tty = sys.stderr is not None and sys.stderr.isatty()
     except (AttributeError, ValueError):  # replaced or closed stderr

@@ -40,10 +40,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from .backends import user_stacklevel, device_name, gpu_report, requested_backend, resolve_backend
+from .backends import device_name, gpu_report, requested_backend, resolve_backend
 from .estimates import available_memory
 from .fork_safety import check_executor
 from .runner import executor_workers
+from .user_frames import user_stacklevel
 from .worker_pool import WorkerPool, WorkerProcessError
 from .worker_setup import WorkerSolve, prepare_process, tune_malloc
 
@@ -172,8 +173,10 @@ def _at_most_the_cores(workers: int, units: int, *, warn: bool) -> int:
     cores = usable_cores()
     if workers > cores and units > cores:
         if warn:  # once, where the processes are started
-            warnings.warn(f"workers={workers} is more than the {cores} usable cores of this machine; "
-                          f"{cores} worker processes run (more would only share the cores)",
+            plural = "s" if cores > 1 else ""
+            warnings.warn(f"workers={workers} is more than the {cores} usable core{plural} of this machine; "
+                          f"{cores} worker process{'es' if cores > 1 else ''} run{'' if cores > 1 else 's'} "
+                          f"(more would only share the core{plural})",
                           UserWarning, stacklevel=user_stacklevel())
         return cores
     return workers

@@ -2,7 +2,7 @@
 
 Every ``import`` in the package is read (those inside functions too) and resolved to a
 module of the package. The layers, bottom to top: the shared machinery (runner, ledger,
-progress, backends, estimates, argument checks, shared CLI options, worker processes and
+progress, backends, estimates, argument checks, warnings, shared CLI options, worker processes and
 fork safety), then one package per problem (which never import each other), then the
 top-level CLI and the package's face.
 """
@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "gpuqueens"
 SHARED = {"_version", "_checks", "estimates", "backends", "kernels", "progress", "ledger",
           "ledger_rows", "ledger_checks", "run_options",
           "runner", "cli_options", "checkpoint_file", "_probe", "fork_safety", "workers",
-          "worker_pool", "worker_setup"}
+          "worker_pool", "worker_setup", "user_frames"}
 
 
 def module_name(path: Path) -> str:

@@ -6,6 +6,7 @@ import io
 import sys
 import warnings
 
+import numpy as np
 import pytest
 
 from gpuqueens import progress as progress_module
@@ -58,9 +59,15 @@ def test_without_tqdm_progress_is_silent(capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "tqdm", None)  # makes "import tqdm..." fail
     monkeypatch.setitem(sys.modules, "tqdm.auto", None)
     monkeypatch.setattr(progress_module, "_warned_no_tqdm", False)
-    with pytest.warns(UserWarning, match=r'tqdm.*pip install "gpuqueens\[progress\]"'):
+    with pytest.warns(UserWarning, match=r'tqdm.*pip install "gpuqueens\[progress\]"') as said:
         assert run_units(UNITS, solve, job=JOB, progress=True)["u4"] == (6, 4)
     assert capsys.readouterr() == ("", "")
+    assert said[0].filename == __file__  # the caller's line, not ours
+
+
+def test_numpy_bools_are_bools():
+    assert progress_module.progress_enabled(np.False_) is False
+    assert run_units(UNITS, solve, job=JOB, progress=np.False_)["u4"] == (6, 4)
 
 
 def test_without_tqdm_the_hint_is_said_once(monkeypatch):

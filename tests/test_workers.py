@@ -124,6 +124,7 @@ def test_cpu_workers_beyond_the_cores_are_capped_with_a_warning(pools, monkeypat
         result = gpuqueens.nqueens(15, backend="cpu", workers=99999)
     assert result.total == total(15) and result.device.endswith(", 2 processes")
     assert len(said) == 1 and len(pools) == 1
+    assert said[0].filename == __file__  # the caller's line, not a context manager's
 
 
 def test_explicit_workers_for_a_small_count(pools):
