@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from ._version import __version__
 from .backends import BackendUnavailableError
 from .ledger import CheckpointError
+from .worker_pool import WorkerProcessError
 from .problems.matchsticks import cli as matchsticks_cli
 from .problems.nqueens import cli as nqueens_cli
 
@@ -74,9 +75,18 @@ def _silence_stdout() -> None:
         os.close(null)
 
 
+def _stdout_is_closed() -> bool:
+    """Python sets ``sys.stdout`` to None when the process starts with file 1 closed
+    (``gpuqueens nqueens 20 >&-``); print() would then drop the counts without a word."""
+    return sys.stdout is None or getattr(sys.stdout, "closed", False)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if _stdout_is_closed():
+        print("gpuqueens: error: standard output is closed: the counts could not be printed", file=sys.stderr)
+        return 1
     try:
         with warnings.catch_warnings(), _sigterm_stops_like_ctrl_c():
             warnings.showwarning = _show_warning
@@ -89,6 +99,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         terminated = isinstance(stop, Terminated)
         print(f"gpuqueens: {'terminated' if terminated else 'interrupted'}{hint}", file=sys.stderr)
         return 128 + signal.SIGTERM if terminated else 130
+    except WorkerProcessError as exc:  # killed (out of memory?): one line, as for the errors above
+        notes = "".join(f" {note}" for note in getattr(exc, "__notes__", ()))
+        hint = "; the checkpoint keeps the finished units: rerun the same command to resume" if getattr(
+            args, "checkpoint", None) else ""
+        print(f"gpuqueens: error: {exc}{notes}{hint}", file=sys.stderr)
+        return 1
     except BrokenPipeError:  # the reader went away (`gpuqueens nqueens 8 9 | head -1`): stop quietly
         _silence_stdout()
         return 128 + signal.SIGPIPE if hasattr(signal, "SIGPIPE") else 1

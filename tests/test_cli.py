@@ -1,6 +1,7 @@
 """The command line, run in-process and as ``python -m gpuqueens``."""
 
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -191,6 +192,16 @@ def test_output_that_cannot_be_written_is_one_line_error():
         _, err = process.communicate(timeout=120)
     assert process.returncode == 1
     one_line_error(err, "No space left")
+
+
+@pytest.mark.skipif(shutil.which("sh") is None, reason="needs a POSIX shell")
+def test_a_closed_stdout_is_an_error_not_silence():
+    """``gpuqueens nqueens 8 >&-``: Python's print() would drop the counts without a word."""
+    process = subprocess.Popen(["sh", "-c", 'exec "$0" -m gpuqueens nqueens 6 --backend cpu >&-', sys.executable],
+                               stderr=subprocess.PIPE, text=True)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 1
+    one_line_error(err, "standard output is closed")
 
 
 def _children(pid: int) -> set[int]:

@@ -1,4 +1,5 @@
-"""Worker processes end when their coordinating process ends, however it ends.
+"""Worker processes end when their coordinating process ends, however it ends (and a worker
+that dies ends the command line run with one line).
 
 Each test starts a coordinator as a subprocess, waits until its worker processes are
 busy, kills or interrupts the coordinator and checks that its workers end, and that its
@@ -128,6 +129,22 @@ def test_cli_workers_end_with_the_cli(ending):
         cli.send_signal(ending)
         _assert_gone(children)
         _assert_stdout_ends(cli)
+
+
+def test_a_killed_worker_ends_the_cli_with_one_line(tmp_path):
+    # (the other way round: a worker dies, e.g. out of memory; the run stops, says so in one
+    # line, and the checkpoint resumes it)
+    checkpoint = tmp_path / "run.sqlite"
+    with _coordinator(["-m", "gpuqueens", "nqueens", "17", "--backend", "cpu", "--workers", "2",
+                       "--no-progress", "--checkpoint", str(checkpoint)]) as (cli, leftovers):
+        workers = _busy_workers(cli, 2)
+        leftovers |= _children(cli.pid)
+        os.kill(min(workers), signal.SIGKILL)
+        _, err = cli.communicate(timeout=60)
+        lines = err.decode().strip().splitlines()
+        assert cli.returncode == 1, err
+        assert len(lines) == 1 and lines[0].startswith("gpuqueens: error: a gpuqueens worker process ended abruptly")
+        assert "rerun the same command to resume" in lines[0]
 
 
 # A coordinator whose two workers sleep in a task (once both have met in the folder
