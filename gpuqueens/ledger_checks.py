@@ -159,6 +159,9 @@ def check_same_run(path: str, header: tuple[Any, ...], job_json: str) -> None:
     if not isinstance(stored_job, dict):
         raise CheckpointError(f"checkpoint {path} is damaged, not trusted: unreadable job")
     job = json.loads(job_json)
+    if stored_job.get("problem") != job.get("problem"):  # the rest of the job says little then
+        differences.append(f"it records {_short(stored_job)}, this run is {_short(job)}")
+        refuse_other_run(path, differences)
     for name in sorted(set(stored_job) | set(job)):
         if name not in job:
             differences.append(
@@ -171,6 +174,12 @@ def check_same_run(path: str, header: tuple[Any, ...], job_json: str) -> None:
                 f"{name}: the checkpoint has {stored_job[name]!r}, this run has {job[name]!r}"
             )
     refuse_other_run(path, differences)
+
+
+def _short(job: dict[str, Any]) -> str:
+    """A job in a few words: its problem and board size (``nqueens n=12``)."""
+    size = ", ".join(f"{name}={job[name]!r}" for name in ("m", "n") if name in job)
+    return f"{job.get('problem', 'an unnamed problem')}{' ' + size if size else ''}"
 
 
 def check_same_units(

@@ -58,7 +58,7 @@ def test_key_recorded_twice_or_unknown_is_an_error(tmp_path):
     "job, named",
     [
         ({**JOB, "n": 9}, "n: the checkpoint has 8, this run has 9"),
-        ({**JOB, "problem": "nqueens"}, "problem:"),
+        ({**JOB, "problem": "nqueens"}, "it records toy n=8, this run is nqueens n=8"),
         ({**JOB, "plan": "other"}, "plan:"),
         ({**JOB, "unique": True}, "unique: the checkpoint has none"),
     ],

@@ -39,6 +39,30 @@ def test_parse_squares():
     assert parse_squares("0-1000000000") == [range(0, 1000000001)]  # not expanded
     with pytest.raises(argparse.ArgumentTypeError):
         parse_squares("a-b")
+    with pytest.raises(argparse.ArgumentTypeError, match="a range goes up, as in 1-3"):
+        parse_squares("0,3-1")
+
+
+def test_an_s_beyond_the_grid_says_what_may_be_asked(capsys):
+    with pytest.raises(ValueError, match=r"S=6 is more than the 5 squares of a 2×2 grid \(S may be 0 to 5"):
+        run(["matchstick-table", "2", "2", "--squares", "0-14", "--backend", "cpu"], capsys)
+
+
+@pytest.mark.parametrize("argv", [["matchsticks", "0", "2", "--removed", "1"],
+                                  ["matchsticks", "2", "2", "--removed", "13"],
+                                  ["matchstick-counts", "0", "1"]])
+def test_bad_input_is_refused_before_the_backend_is_chosen(argv, capsys, monkeypatch):
+    # (so that a machine without a GPU prints the error alone, not the fallback warning first)
+    from gpuqueens.problems.matchsticks import cli
+
+    def chosen(*_args, **_kwargs):
+        raise AssertionError("the backend was chosen before the arguments were checked")
+
+    monkeypatch.setattr(cli, "resolve_backend", chosen)
+    monkeypatch.setattr(cli, "square_tracking_backend", chosen)
+    monkeypatch.setattr("gpuqueens.problems.matchsticks.api.resolve_backend", chosen)
+    with pytest.raises(ValueError):
+        run(argv, capsys)
 
 
 def test_table_backend_is_where_it_ran(capsys):

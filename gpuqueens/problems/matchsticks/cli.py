@@ -29,14 +29,17 @@ def parse_squares(text: str) -> list[range]:
     [range(0, 1), range(2, 3), range(5, 8)]
     """
     parts = []
-    try:
-        for part in text.split(","):
-            low, dash, high = part.strip().partition("-")
+    for part in text.split(","):
+        low, dash, high = part.strip().partition("-")
+        try:
             first = int(low)
-            parts.append(range(first, (int(high) if dash else first) + 1))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"--squares takes numbers and ranges like 0-14 or 1,3,5, not {text!r}") from None
+            last = int(high) if dash else first
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"--squares takes numbers and ranges like 0-14 or 1,3,5, not {text!r}") from None
+        if last < first:
+            raise argparse.ArgumentTypeError(f"--squares {part.strip()}: a range goes up, as in {last}-{first}")
+        parts.append(range(first, last + 1))
     return parts
 
 
@@ -70,17 +73,19 @@ def register(subparsers) -> None:
 def handle(args: argparse.Namespace) -> int:
     """Run one matchstick subcommand and print the result, the backend and the time."""
     start = time.perf_counter()
+    # The counts check their arguments before they choose the backend (and say, once, that
+    # there is no GPU): the label below asks again, without a second probe or warning.
     if args.matchstick_command == "count":
+        value = matchsticks(args.m, args.n, removed=args.removed, squares=args.squares, backend=args.backend)
         if args.squares is None:
             backend = resolve_backend(args.backend)
         else:
             backend = square_tracking_backend(args.backend)
-        value = matchsticks(args.m, args.n, removed=args.removed, squares=args.squares, backend=backend)
         what = f"R={args.removed}" + ("" if args.squares is None else f" S={args.squares}")
         text = f"{args.m}×{args.n} {what}: {value}"
     elif args.matchstick_command == "counts":
+        values = matchstick_counts(args.m, args.n, backend=args.backend)
         backend = resolve_backend(args.backend)
-        values = matchstick_counts(args.m, args.n, backend=backend)
         text = "\n".join(f"R={r:<4d} {c}" for r, c in enumerate(values))
         text += f"\ntotal  {sum(values)}"
     else:
