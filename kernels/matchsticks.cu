@@ -159,6 +159,7 @@ struct MsPass {
     __host__ __device__ long long state_count() const { return 1LL << (h + 2); }
 
     // State offsets below are 32-bit: h + 2 <= 32 (far beyond any grid that fits in memory).
+    // Word offsets (a state offset times MS_LANES) need 64 bits from h = 28 on.
 
     // Row and flags of step k.
     __host__ __device__ bool down(int k) const {
@@ -217,7 +218,7 @@ __host__ __device__ inline void ms_move_tile(ms_u32* tile, ms_u32* states, const
     if (first >= size) return;
     const int lane = (thread % 2) * 4;
     ms_u32* global = states + (group * pass.state_count() + pass.base((ms_u32)outer)) * MS_LANES +
-                     (pass.offset(first) * MS_LANES + lane);
+                     ((ms_u64)pass.offset(first) * MS_LANES + lane);
     ms_u32* shared = tile + ms_word(first) + lane;  // + local * MS_LANES: span >= 64 (no swizzle)
 #pragma unroll 4
     for (ms_u32 local = 0; local < size; local += span) {  // unrolled: 4 loads in flight

@@ -176,3 +176,16 @@ def test_tiles_of_11_steps_and_a_refused_12(fake_gpu):
     assert gpu._module().get_function("matchsticks_pass").max_dynamic_shared_size_bytes == 128 * 1024
     with pytest.raises(ValueError, match="tile_steps"):
         gpu.sweep_values_gpu(11, 13, lanes, tile_steps=12)
+
+
+def test_grids_beyond_the_checked_sizes_are_refused_before_any_launch(fake_gpu):
+    # (the kernel's word offsets would need more care from a shorter side of 28 on)
+    from gpuqueens.problems.matchsticks.evaluation import lane_words
+    from gpuqueens.problems.matchsticks.transfer import MAX_GPU_TRANSFER_SHORT_SIDE
+
+    too_wide = MAX_GPU_TRANSFER_SHORT_SIDE + 1
+    lanes = lane_words([536870849] * 8, [3] * 8)
+    with pytest.raises(ValueError, match=f"shorter side must be 1..{MAX_GPU_TRANSFER_SHORT_SIDE}"):
+        gpu.sweep_values_gpu(too_wide, too_wide, lanes)
+    with pytest.raises(ValueError, match="limited to a shorter side"):
+        gpu.count_by_removed_gpu(too_wide, 30)

@@ -19,6 +19,7 @@ from ...backends import device_free_bytes
 from .count_bound import count_bound
 from .evaluation import LANES, TILE_STEPS, count_by_removed_evaluated, join_weights, sweep_plan
 from .grid import orient
+from .transfer import MAX_GPU_TRANSFER_SHORT_SIDE
 
 __all__ = ["KERNEL_SOURCE", "BLOCK_SIZE", "MAX_TILE_STEPS", "count_by_removed_gpu", "sweep_values_gpu",
            "lanes_per_batch", "cupy_module", "array_module"]
@@ -91,6 +92,8 @@ def _join_chunks(h: int, groups: int, sms: int) -> int:
 def sweep_values_gpu(h: int, w: int, lanes: np.ndarray, tile_steps: int = TILE_STEPS) -> np.ndarray:
     """P(x) mod p for every lane of ``lanes`` (a multiple of 8 rows of
     :func:`.evaluation.lane_words`) on the current CUDA device."""
+    if not 1 <= h <= MAX_GPU_TRANSFER_SHORT_SIDE:  # the sizes the kernel is checked for
+        raise ValueError(f"the shorter side must be 1..{MAX_GPU_TRANSFER_SHORT_SIDE}, got {h}")
     cupy = cupy_module()
     module = _module()
     groups = len(lanes) // LANES
@@ -129,8 +132,11 @@ def count_by_removed_gpu(m: int, n: int, max_removed: int | None = None, *,
     (``check_primes``: see :func:`.evaluation.count_by_removed_evaluated`). The bound that
     sets the number of primes (:func:`.count_bound.count_bound`, a float64 sweep) runs on
     the device too: on the host it would take ~20 s at 20×20."""
-    cupy = cupy_module()
     h, w = orient(m, n)
+    if h > MAX_GPU_TRANSFER_SHORT_SIDE:
+        raise ValueError(f"{m}×{n}: the GPU transfer is limited to a shorter side of "
+                         f"{MAX_GPU_TRANSFER_SHORT_SIDE}; got {h}")
+    cupy = cupy_module()
     bound = count_bound(h, w, max_removed, xp=cupy)  # before the batch size reads free memory
     return count_by_removed_evaluated(m, n, max_removed, sweep=sweep_values_gpu,
                                       lanes_per_batch=lanes_per_batch(h, w, device_free_bytes(cupy)),
