@@ -150,8 +150,8 @@ def test_long_count_warns_on_one_line_before_it_starts(monkeypatch, capsys):
     monkeypatch.setattr(workers, "usable_cores", lambda: 8)  # 3 processes even on 2 cores
     assert main(["nqueens", "32", "--backend", "cpu", "--workers", "3"]) == 130
     err = capsys.readouterr().err.splitlines()
-    assert err[0].startswith("gpuqueens: warning: counting n=32 on 3 workers, each like one CPU "
-                             "core is expected to take about ")
+    assert err[0].startswith("gpuqueens: warning: counting n=32 on 3 workers, each counted as one CPU "
+                             "core, is expected to take about ")
     assert err[1] == "gpuqueens: interrupted"
 
 

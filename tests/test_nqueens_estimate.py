@@ -50,5 +50,5 @@ def test_warning_above_an_hour(n, backend, warns):
 
 
 def test_warning_names_the_workers():
-    with pytest.warns(gpuqueens.LongRunWarning, match="n=26 on 8 workers, each like one GPU"):
+    with pytest.warns(gpuqueens.LongRunWarning, match="n=26 on 8 workers, each counted as one GPU"):
         estimate.warn_if_long_count(26, "gpu", workers=8)

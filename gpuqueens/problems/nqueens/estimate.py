@@ -107,6 +107,6 @@ def warn_if_long_count(n: int, backend: str, workers: int = 1, *, stacklevel: in
     """
     where = "one CPU core" if backend == "cpu" else "one GPU (at a rate measured on an H100)"
     if workers > 1:
-        where = f"{workers} workers, each like {where}"
+        where = f"{workers} workers, each counted as {where},"
     warn_if_long(f"counting n={n} on {where}", estimated_seconds(n, backend, workers),
                  stacklevel=stacklevel + 1)
