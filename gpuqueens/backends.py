@@ -165,6 +165,8 @@ def requested_backend(backend: str | None = "auto") -> str:
 
 
 _warned_fallback = False
+
+
 def resolve_backend(backend: str | None = "auto", *, here: bool = True) -> str:
     """Turn a requested backend into the one that will run: ``"cpu"`` or ``"gpu"``.
 

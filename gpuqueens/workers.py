@@ -173,10 +173,10 @@ def _at_most_the_cores(workers: int, units: int, *, warn: bool) -> int:
     cores = usable_cores()
     if workers > cores and units > cores:
         if warn:  # once, where the processes are started
-            plural = "s" if cores > 1 else ""
-            warnings.warn(f"workers={workers} is more than the {cores} usable core{plural} of this machine; "
-                          f"{cores} worker process{'es' if cores > 1 else ''} run{'' if cores > 1 else 's'} "
-                          f"(more would only share the core{plural})",
+            many = cores > 1
+            warnings.warn(f"workers={workers} is more than the {cores} usable core{'s' * many} of this "
+                          f"machine; {cores} worker {'processes run' if many else 'process runs'} (more "
+                          f"would only share the core{'s' * many})",
                           UserWarning, stacklevel=user_stacklevel())
         return cores
     return workers

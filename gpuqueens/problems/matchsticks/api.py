@@ -267,15 +267,16 @@ def _squares_asked(squares: Iterable[int] | None, m: int, n: int) -> list[int]:
     """The S values asked, checked one by one as they are read (a range by its ends), so
     that no huge request is built before it is refused."""
     total = square_count(m, n)
+    default = range(min(len(DEFAULT_SQUARES), total + 1))
     if squares is None:
-        return list(range(min(len(DEFAULT_SQUARES), total + 1)))
+        return list(default)
     _check_squares_collection(squares)
 
     def check(s: object) -> int:
         s = check_int("each S in squares", s, low=0)
         if s > total:
             raise ValueError(f"S={s} is more than the {total} squares of a {m}×{n} grid (S may be 0 to "
-                             f"{total}; without squares= the table has S = 0..{min(len(DEFAULT_SQUARES), total + 1) - 1})")
+                             f"{total}; without squares= the table has S = 0..{default[-1]})")
         return s
 
     if isinstance(squares, range) and len(squares):
