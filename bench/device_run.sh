@@ -7,7 +7,8 @@
 #
 # Before (once): put the peers in the git-ignored folder peers/ (bench/prepare_peers.sh):
 #   git clone https://github.com/ygch/n_queens peers/ygch     (ygch/n_queens, MIT)
-#   bash bench/prepare_peers.sh SEED_DIR                      (the seed program, see that script)
+#   bash bench/prepare_peers.sh SEED_DIR                      (the seed program, see that script;
+#                                                              optional: without it the seed step says so)
 # Outputs go to DIR (default: out/device_run, git-ignored); every step
 # logs to its own file, the table step reads the earlier steps' files from the same folder and
 # writes side_by_side.json for bench/plot_times.py. The default steps take about 6 minutes on
