@@ -139,9 +139,10 @@ def nqueens(
       long count (n >= 16 on the CPU, n >= 21 on the GPU), every usable core, or one process
       per visible GPU (``CUDA_VISIBLE_DEVICES`` respected), else this process only; ``1``:
       this process only; ``k``: k worker processes (on the CPU at most one per usable
-      core; on the GPU pinned to the visible GPUs in turn), this process coordinating. These workers do not import the main module,
-      so a script needs no ``if __name__ == "__main__":`` guard (a pool of your own passed
-      as ``executor`` may: see its start method).
+      core; on the GPU pinned to the visible GPUs in turn), this process coordinating.
+      These workers do not import the main module, so a script needs no
+      ``if __name__ == "__main__":`` guard (a pool of your own passed as ``executor`` may:
+      see its start method).
     * ``executor``: instead of ``workers``, any :class:`concurrent.futures.Executor` (a
       process pool with any start method, a Dask cluster's) to spread the work units.
     * ``progress``: show a progress bar: ``True``, ``False`` or ``None`` (when stderr is a
