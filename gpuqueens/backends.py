@@ -159,7 +159,10 @@ def requested_backend(backend: str | None = "auto") -> str:
         source = f"{BACKEND_ENV}={backend!r}"
     else:
         source = f"backend={backend!r}"
-    if not isinstance(backend, str) or backend.strip().lower() not in BACKENDS:
+    if not isinstance(backend, str):
+        raise TypeError(f"backend must be a string ({', '.join(BACKENDS)}) or None, "
+                        f"not {type(backend).__name__} ({backend!r})")
+    if backend.strip().lower() not in BACKENDS:
         raise ValueError(f"{source} is not one of {', '.join(BACKENDS)} (in any case)")
     return backend.strip().lower()
 

@@ -103,3 +103,5 @@ def test_requested_backend_is_checked_without_probing(monkeypatch):
     assert backends.requested_backend("GPU") == "gpu"
     with pytest.raises(ValueError, match="backend='tpu'"):
         backends.requested_backend("tpu")
+    with pytest.raises(TypeError, match=r"backend must be a string \(auto, cpu, gpu\) or None, not int \(1\)"):
+        backends.requested_backend(1)
