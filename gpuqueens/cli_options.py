@@ -7,6 +7,7 @@ Each problem's ``cli`` module adds its subcommands with these options; the top-l
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from .backends import BACKENDS
 
@@ -36,19 +37,25 @@ def _backend_name(text: str) -> str:
     return text.strip().lower()
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"takes a whole number from 1 up, not {text!r}")
-    return value
+def _whole_number_from(low: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if value < low:
+            raise argparse.ArgumentTypeError(f"takes a whole number from {low} up, not {text!r}")
+        return value
+
+    return parse
+
+
+_positive_int = _whole_number_from(1)
 
 
 def add_recheck_option(parser: argparse.ArgumentParser) -> None:
     """``--recheck K``: for subcommands whose call takes ``recheck=`` (with ``--checkpoint``)."""
-    parser.add_argument("--recheck", type=int, default=1, metavar="K",
+    parser.add_argument("--recheck", type=_whole_number_from(0), default=1, metavar="K",
                         help="with --checkpoint: solve K work units again, at random, and "
                              "refuse the checkpoint if one differs: K stored ones when "
                              "resuming, K of this run's at the end (default 1, about one "

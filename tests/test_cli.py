@@ -116,9 +116,11 @@ def test_recheck_option(tmp_path, capsys):
     assert main(["nqueens", "10", "--backend", "cpu", "--checkpoint", str(path),
                  "--recheck", "3"]) == 0
     assert "total 724" in capsys.readouterr().out
-    assert main(["nqueens", "10", "--backend", "cpu", "--checkpoint", str(path),
-                 "--recheck", "-1"]) == 2
-    one_line_error(capsys.readouterr().err, "recheck must be at least 0")
+    for bad in ("-1", "one"):  # refused by the parser, as a bad --workers is
+        with pytest.raises(SystemExit) as exit_info:
+            main(["nqueens", "10", "--backend", "cpu", "--checkpoint", str(path), "--recheck", bad])
+        assert exit_info.value.code == 2
+        assert f"argument --recheck: takes a whole number from 0 up, not '{bad}'" in capsys.readouterr().err
 
 
 def test_progress_without_tqdm_says_how_to_get_it_once(monkeypatch, capsys):
