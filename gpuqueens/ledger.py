@@ -51,7 +51,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn
 
 from .checkpoint_file import CheckpointError, CheckpointFile, check_checkpoint_path
@@ -62,6 +62,7 @@ from .ledger_rows import (FAILED_RECHECK, FORMAT_VERSION, UnitLike, canonical_js
 __all__ = [
     "check_checkpoint_path",
     "stored_job",
+    "stored_keys",
     "FORMAT_VERSION",
     "CheckpointError",
     "Ledger",
@@ -221,6 +222,30 @@ def stored_job(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     was started with; :meth:`Ledger.open` still does every check. The file is opened as
     :meth:`Ledger.open` opens it (never waiting on a FIFO, never leaving files behind).
     """
+    row = _read_forgiving(path, lambda db: db.execute("SELECT job FROM header").fetchone())
+    try:
+        job = json.loads(row[0]) if row else None
+    except (ValueError, TypeError, RecursionError):
+        return None
+    return job if isinstance(job, dict) else None
+
+
+def stored_keys(path: str | os.PathLike[str], stage: str = "") -> frozenset[str]:
+    """The keys of the units an existing ledger holds for ``stage`` (none if there is no
+    readable ledger).
+
+    Forgiving and never writing, like :func:`stored_job`: what it says is not trusted,
+    only used to tell how much work a resumed run has left (how many worker processes to
+    start) before :meth:`Ledger.open` checks the file.
+    """
+    rows = _read_forgiving(path, lambda db: db.execute(
+        "SELECT key FROM units WHERE stage = ?", (stage,)).fetchall())
+    return frozenset(row[0] for row in rows or () if isinstance(row[0], str))
+
+
+def _read_forgiving(path: str | os.PathLike[str], read: Callable[[sqlite3.Connection], Any]) -> Any:
+    """``read(connection)`` on an existing, non-empty ledger file, or ``None`` if it cannot
+    be read (no such file, not a database, another layout)."""
     try:
         file = CheckpointFile.open(path, create=False)
     except (CheckpointError, TypeError):
@@ -230,13 +255,10 @@ def stored_job(path: str | os.PathLike[str]) -> dict[str, Any] | None:
             return None
         db = file.connect()
         try:
-            row = db.execute("SELECT job FROM header").fetchone()
+            return read(db)
         finally:
             db.close()
-        job = json.loads(row[0]) if row else None
-    except (CheckpointError, sqlite3.Error, ValueError, TypeError, RecursionError):
+    except (CheckpointError, sqlite3.Error):
         return None
     finally:
         file.close()
-    return job if isinstance(job, dict) else None
-

@@ -29,12 +29,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .ledger import CheckpointError, Ledger, canonical_json
+from .ledger import CheckpointError, Ledger, canonical_json, stored_keys
 from .progress import Progress, progress_enabled
 from .run_options import check_executor, check_run_options, executor_workers
 
-__all__ = ["WorkUnit", "run_units", "check_result", "check_run_options", "check_executor",
-           "executor_workers", "CheckpointError"]
+__all__ = ["WorkUnit", "run_units", "units_to_solve", "check_result", "check_run_options",
+           "check_executor", "executor_workers", "CheckpointError"]
 
 
 @dataclass(frozen=True)
@@ -103,8 +103,16 @@ def _check_units(units: Sequence[WorkUnit]) -> list[WorkUnit]:
     return checked
 
 
-def _add_note(exc: BaseException, key: str) -> None:
-    note = f"(raised while solving work unit {key!r})"
+_BROKEN_POOL = ("(a process of the executor's pool ended abruptly: killed, out of memory, or, with "
+                "the spawn or forkserver start method, a script whose top-level code is not under "
+                "`if __name__ == \"__main__\":`, which every new process of the pool runs again)")
+
+
+def _unit_note(key: str) -> str:
+    return f"(raised while solving work unit {key!r})"
+
+
+def _add_note(exc: BaseException, note: str) -> None:
     if hasattr(exc, "add_note"):  # Python 3.11+
         exc.add_note(note)
     else:  # Python 3.10: kept where 3.11 keeps notes, for whoever reads them
@@ -205,7 +213,7 @@ def run_units(
                 try:
                     result = check_result(unit.key, solve(unit.payload))
                 except BaseException as exc:
-                    _add_note(exc, unit.key)
+                    _add_note(exc, _unit_note(unit.key))
                     raise
                 record(unit, result)
         else:
@@ -268,6 +276,25 @@ def run_units(
     return {unit.key: results[unit.key] for unit in units}
 
 
+def units_to_solve(keys: Sequence[str], checkpoint: str | os.PathLike[str] | None,
+                   recheck: int, *, stage: str = "") -> int:
+    """How many units :func:`run_units` will solve for a stage with unit ``keys``: those
+    the checkpoint does not hold, and up to ``recheck`` each of the stored and of the new
+    ones solved again. Told before the run, to start no worker processes for a resumed run
+    with little or nothing left; the checkpoint is read without its checks (which
+    :func:`run_units` does), so a file it cannot read counts as empty.
+
+    >>> units_to_solve(["u0", "u1", "u2"], None, recheck=1)
+    3
+    """
+    new = len(keys)
+    if checkpoint is None:
+        return new
+    stored = len(stored_keys(checkpoint, stage) & frozenset(keys))
+    new -= stored
+    return new + min(recheck, stored) + min(recheck, new)
+
+
 @dataclass(frozen=True)
 class _SolveAgain(WorkUnit):
     """A unit solved a second time for the re-check: its result is compared, not recorded."""
@@ -309,7 +336,9 @@ def _run_on_executor(
                 result = check_result(unit.key, future.result())
             except BaseException as exc:
                 if failure is None:
-                    _add_note(exc, unit.key)
+                    _add_note(exc, _unit_note(unit.key))
+                    if isinstance(exc, concurrent.futures.process.BrokenProcessPool):
+                        _add_note(exc, _BROKEN_POOL)
                     failure = exc
                 continue
             record(unit, result)

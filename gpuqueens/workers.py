@@ -42,7 +42,7 @@ from typing import Any
 
 from .backends import device_name, gpu_report, requested_backend, resolve_backend
 from .estimates import available_memory
-from .fork_safety import check_executor
+from .fork_safety import check_executor, executor_start_method
 from .runner import executor_workers
 from .user_frames import user_stacklevel
 from .worker_pool import WorkerPool, WorkerProcessError
@@ -91,21 +91,26 @@ def _in_worker_process() -> bool:
     return multiprocessing.parent_process() is not None
 
 
-def _wanted(workers: int | None, executor: object, large: bool) -> int | None:
-    """How many processes were asked for: a number, or ``None`` for "the whole machine"."""
-    if executor is not None:
-        return None
-    starts_processes = workers != 1 if workers is not None else large
-    if starts_processes and getattr(multiprocessing.current_process(), "_inheriting", False):
-        # A worker of the user's own spawn/forkserver pool is importing the main module,
-        # whose top level asks for a count with workers: every worker would start the count
-        # again. Say how to avoid it.
+def _refuse_while_importing_main(instead: str) -> None:
+    """Refuse a count that would start processes while this process, a new worker of a
+    spawn or forkserver pool, imports the main module: its top level asks for the count,
+    so every worker would start it again (or Python refuses the processes). Say how to
+    avoid it."""
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
         raise RuntimeError(
             "a gpuqueens count with worker processes was started while a new process was "
             "importing the main module. Keep the script's top-level code under "
             "`if __name__ == \"__main__\":` (the workers of a spawn or forkserver pool import "
-            "the main module first), or pass workers=1."
+            f"the main module first), or {instead}."
         )
+
+
+def _wanted(workers: int | None, executor: object, large: bool) -> int | None:
+    """How many processes were asked for: a number, or ``None`` for "the whole machine"."""
+    if executor is not None:
+        return None
+    if workers != 1 if workers is not None else large:
+        _refuse_while_importing_main("pass workers=1")
     if workers is not None:
         return workers
     if not large or _in_worker_process():
@@ -263,6 +268,8 @@ def executor_for(
     """
     workers = check_workers(workers, executor)
     if executor is not None:
+        if executor_start_method(executor) is not None:  # a process pool
+            _refuse_while_importing_main("use no process pool there")
         if backend == "gpu":
             check_executor(executor)
         yield Workers(backend, executor, external=True)

@@ -260,3 +260,21 @@ def test_hostile_nesting_is_refused_not_a_crash(tmp_path):
     assert stored_job(path) is None
     with pytest.raises(CheckpointError, match="damaged, not trusted: unreadable job"):
         Ledger.open(path, JOB, units)
+
+
+def test_stored_keys_are_read_forgivingly(tmp_path):
+    # only for sizing a resumed run's pool: anything unreadable is no key, never an error
+    from gpuqueens.ledger import stored_keys
+
+    path = tmp_path / "run.sqlite"
+    units = make_units()
+    fill(path, units, count=2)
+    with Ledger.open(path, JOB, make_units(3), stage="second") as ledger:
+        ledger.record("u000", (1, 2))
+    assert stored_keys(path) == {"u000", "u001"}
+    assert stored_keys(path, "second") == {"u000"}
+    assert stored_keys(path, "third") == frozenset()
+    text = tmp_path / "notes.txt"
+    text.write_text("not a ledger")
+    for unreadable in (tmp_path / "missing.sqlite", text, tmp_path):
+        assert stored_keys(unreadable) == frozenset()

@@ -163,6 +163,20 @@ def test_failure_on_an_executor_keeps_finished_results(tmp_path):
     assert "u030" not in recorded
 
 
+def test_a_broken_process_pool_says_what_may_have_ended_its_process():
+    # a user's own pool: with spawn, an unguarded script run again by each new process is
+    # the usual cause, and Python's own message names none
+    def breaks(payload):
+        raise concurrent.futures.process.BrokenProcessPool("terminated abruptly")
+
+    with concurrent.futures.ThreadPoolExecutor(1) as executor:
+        with pytest.raises(concurrent.futures.process.BrokenProcessPool) as info:
+            run_units(toy_units(3), breaks, job=JOB, executor=executor, progress=False)
+    notes = info.value.__notes__
+    assert notes[0] == "(raised while solving work unit 'u000')"
+    assert "killed, out of memory" in notes[1] and '__name__ == "__main__"' in notes[1]
+
+
 def test_other_job_is_refused(tmp_path):
     units = toy_units()
     path = tmp_path / "run.sqlite"

@@ -147,6 +147,11 @@ def test_a_count_while_a_worker_imports_the_main_module_is_refused(small_long_co
     with pytest.raises(RuntimeError, match="__name__"):
         gpuqueens.count(10, backend="cpu", workers=2)
     assert gpuqueens.count(10, backend="cpu") == 724  # no workers: harmless
+    with concurrent.futures.ProcessPoolExecutor(2) as pool:  # the user's own pool too
+        with pytest.raises(RuntimeError, match="no process pool"):
+            gpuqueens.count(10, backend="cpu", executor=pool)
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:  # threads: harmless
+        assert gpuqueens.count(10, backend="cpu", executor=pool) == 724
 
 
 def test_unguarded_script_runs_once(tmp_path):
@@ -158,6 +163,21 @@ def test_unguarded_script_runs_once(tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["top", "level", str(total(12))]
+
+
+def test_unguarded_script_with_its_own_spawn_pool_says_what_to_do(tmp_path):
+    # the user's pool does import the main module: each new process refuses the count,
+    # and the error the script ends with says what may have ended them
+    script = tmp_path / "unguarded_pool.py"
+    script.write_text("import multiprocessing, concurrent.futures, gpuqueens\n"
+                      "pool = concurrent.futures.ProcessPoolExecutor(\n"
+                      "    1, mp_context=multiprocessing.get_context('spawn'))\n"
+                      "print(gpuqueens.count(12, backend='cpu', executor=pool))\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and done.stdout == ""
+    assert "Keep the script's top-level code under" in done.stderr
+    if sys.version_info >= (3, 11):  # Python 3.10 prints no exception notes
+        assert done.stderr.rstrip().endswith('which every new process of the pool runs again)')
 
 
 def test_other_spawned_processes_still_import_the_main_module():
@@ -197,6 +217,22 @@ def test_checkpointed_run_resumed_with_other_workers(small_long_counts, monkeypa
     assert "2 processes" in resumed.device
     again = gpuqueens.nqueens(12, backend="cpu", workers=1, checkpoint=checkpoint, progress=False)
     assert (again.total, again.unique) == (total(12), unique(12))
+
+
+def test_a_resumed_count_with_one_unit_or_none_left_starts_no_pool(pools, small_long_counts, monkeypatch,
+                                                                   tmp_path):
+    # worker processes take about a second to start: not worth it for one unit or none
+    monkeypatch.setattr(workers, "usable_cores", lambda: 3)
+    checkpoint = tmp_path / "n12.sqlite"
+    first = gpuqueens.nqueens(12, backend="cpu", checkpoint=checkpoint, progress=False)
+    assert len(pools) == 1 and first.device.endswith(", 3 processes")
+    for recheck in (0, 1):  # nothing left; nothing left but one unit solved again
+        again = gpuqueens.nqueens(12, backend="cpu", checkpoint=checkpoint, progress=False,
+                                  recheck=recheck)
+        assert (again.total, again.unique) == (total(12), unique(12))
+        assert len(pools) == 1 and "processes" not in again.device
+    assert gpuqueens.runner.units_to_solve(plan.prefix_unit_keys(plan.plan_for(12, "cpu")),
+                                           checkpoint, recheck=2) == 2
 
 
 # --- the pool itself ---------------------------------------------------------------------

@@ -20,10 +20,10 @@ import numpy as np
 from ..._checks import check_board_size
 from ..._version import __version__
 from ...ledger import CheckpointError, canonical_json, check_checkpoint_path, stored_job
-from ...runner import check_run_options, run_units
+from ...runner import check_run_options, run_units, units_to_solve
 from ...workers import check_workers, choose_backend, executor_for, planned_processes
 from .estimate import warn_if_long_count
-from .plan import Plan, combine, plan_for, solve_unit, work_units
+from .plan import Plan, combine, plan_for, prefix_unit_keys, solve_unit, work_units
 
 __all__ = ["NQueensResult", "count", "nqueens"]
 
@@ -174,12 +174,14 @@ def nqueens(
                           large_on_gpu=n >= POOL_MIN_N["gpu"])
     small = n < SMALLEST_PLANNED_N
     plan = None if small else _resumed_plan(checkpoint, n) or plan_for(n, used)
-    # no more processes than prefix units, which hold the work (the symmetric unit is small)
-    where = dict(workers=workers, executor=executor, large=n >= POOL_MIN_N[used],
-                 units=plan.unit_count if plan is not None else 0)
+    where = dict(workers=workers, executor=executor, large=n >= POOL_MIN_N[used])
     if plan is not None:  # the estimate comes before anything is built or started
-        warn_if_long_count(n, used, planned_processes(used, **where), stacklevel=2)
-    with executor_for(used, **where) as chosen:
+        warn_if_long_count(n, used, planned_processes(used, **where, units=plan.unit_count),
+                           stacklevel=2)
+    # no more processes than prefix units left to solve, which hold the work (the
+    # symmetric unit is small): none for a resumed count with one or none left
+    left = units_to_solve(prefix_unit_keys(plan), checkpoint, recheck) if plan is not None else 0
+    with executor_for(used, **where, units=left) as chosen:
         if plan is None:
             if checkpoint is not None:  # no units, but the file is checked (or made) all the same
                 run_units([], solve_unit, job={"problem": "nqueens", "n": n, "search": "every arrangement"},

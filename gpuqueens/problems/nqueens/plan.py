@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from ...runner import WorkUnit
 from .prefixes import Prefixes, default_mark, enumerate_prefixes, expand_prefixes
 
-__all__ = ["Plan", "UnitPayload", "SymmetricPayload", "plan_for", "work_units", "solve_unit",
-           "combine", "InconsistentCountError", "GPU_TARGET_PREFIXES", "SYMMETRIC_UNIT"]
+__all__ = ["Plan", "UnitPayload", "SymmetricPayload", "plan_for", "prefix_unit_keys", "work_units",
+           "solve_unit", "combine", "InconsistentCountError", "GPU_TARGET_PREFIXES", "SYMMETRIC_UNIT"]
 
 #: A unit whose prefixes, split on the device, would give fewer work items than this is
 #: first expanded row by row on the host (only small boards and small units).
@@ -119,16 +119,25 @@ class SymmetricPayload:
         return ["symmetric", self.n]
 
 
+def prefix_unit_keys(plan: Plan) -> list[str]:
+    """The keys of ``plan``'s prefix units, in order: ``u0``, ``u1``, ... (zero-padded).
+
+    >>> prefix_unit_keys(Plan(n=16, unit_row=5, unit_count=16))[:3]
+    ['u00', 'u01', 'u02']
+    """
+    width = len(str(plan.unit_count - 1))
+    return [f"u{index:0{width}d}" for index in range(plan.unit_count)]
+
+
 def work_units(plan: Plan, backend: str) -> list[WorkUnit]:
     """The units of ``plan``: strided selections of the prefixes at the unit row, then the
     symmetric unit."""
     prefixes = enumerate_prefixes(plan.n, plan.unit_row)
     count = plan.unit_count
-    width = len(str(count - 1))
     units = []
-    for index in range(count):
+    for index, key in enumerate(prefix_unit_keys(plan)):
         part = prefixes.take(slice(index, None, count))
-        units.append(WorkUnit(f"u{index:0{width}d}", UnitPayload(backend, part), weight=float(max(len(part), 1))))
+        units.append(WorkUnit(key, UnitPayload(backend, part), weight=float(max(len(part), 1))))
     return units + [WorkUnit(SYMMETRIC_UNIT, SymmetricPayload(plan.n, backend), weight=1.0)]
 
 
