@@ -187,12 +187,18 @@ def test_nothing_or_everything_removed_needs_no_sweep(m, n):
     assert matchsticks(m, n, removed=sticks, backend="cpu") == 1
     assert matchsticks(m, n, removed=sticks, squares=0, backend="cpu") == 1
     assert matchsticks(m, n, removed=sticks, squares=1, backend="cpu") == 0
+    for kept in (1, 2, 3):  # too few sticks for a cycle
+        assert matchsticks(m, n, removed=sticks - kept, backend="cpu") == 0
+        assert matchsticks(m, n, removed=sticks - kept, squares=0, backend="cpu") == 0
+    assert matchsticks(m, n, removed=sticks - 4, backend="cpu") == m * n  # a unit square
+    assert matchsticks(m, n, removed=sticks - 4, squares=1, backend="cpu") == m * n
+    assert matchsticks(m, n, removed=sticks - 4, squares=0, backend="cpu") == 0
 
 
 @pytest.mark.parametrize("m, n", [(1, 1), (1, 4), (2, 2), (2, 3), (3, 3)])
 def test_closed_forms_agree_with_the_sweep(m, n):
     sticks = stick_count(m, n)
-    for removed in (0, sticks):
+    for removed in {0, *range(max(sticks - 4, 0), sticks + 1)}:
         assert matchsticks(m, n, removed=removed, backend="cpu") == \
             matchstick_counts(m, n, backend="cpu")[removed]
         for squares in range(square_count(m, n) + 1):
@@ -222,4 +228,4 @@ def test_a_long_count_by_squares_still_warns_before_it_starts(monkeypatch):
     monkeypatch.setattr(api, "count_exact", started)
     m, n = 1, 10**5
     with pytest.warns(gpuqueens.LongRunWarning), pytest.raises(Started):
-        matchsticks(m, n, removed=stick_count(m, n) - 1, squares=0, backend="cpu")
+        matchsticks(m, n, removed=stick_count(m, n) - 5, squares=0, backend="cpu")

@@ -183,15 +183,26 @@ def matchstick_counts(m: int, n: int, *, backend: str | None = None) -> list[int
 def _closed_form(m: int, n: int, removed: int, squares: int | None) -> int | None:
     """The count without a sweep where it is known, else ``None``: R = 0 keeps the whole grid
     (valid, every grid point touches 2 to 4 sticks) with all its squares; R = E keeps no
-    stick, so no point is touched and no square survives.
+    stick, so no point is touched and no square survives. With 1 to 4 sticks kept: the
+    sticks of a valid configuration touch no point only once, so they contain a cycle, and
+    the shortest cycles of the grid are the m·n unit squares: no way with 1 to 3 sticks,
+    and with 4 a unit square (one square survives).
 
     >>> _closed_form(1, 10**9, 0, 10**9), _closed_form(2, 2, 12, 1), _closed_form(2, 2, 3, 0)
     (1, 0, None)
+    >>> E = stick_count(1, 10**5)
+    >>> _closed_form(1, 10**5, E - 3, None), _closed_form(1, 10**5, E - 4, None)
+    (0, 100000)
     """
     if removed == 0:
         return int(squares is None or squares == square_count(m, n))
-    if removed == stick_count(m, n):
+    kept = stick_count(m, n) - removed
+    if kept == 0:
         return int(squares is None or squares == 0)
+    if kept < 4:
+        return 0
+    if kept == 4:
+        return m * n if squares is None or squares == 1 else 0
     return None
 
 
@@ -203,8 +214,8 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     With ``squares`` the count runs by the whole-grid sweep up to a shorter side of 5, by
     the centre join (the halves' sweeps with R exact, :mod:`.exact_join`) for a shorter side
     of 6 or 7 (on the CPU: 6×6 in seconds to minutes, 7×7 in minutes and gigabytes); on
-    the CPU unless ``backend="gpu"`` (:func:`square_tracking_backend`). R = 0 and R = E
-    (every stick removed) are answered at once, on any grid (:func:`_closed_form`).
+    the CPU unless ``backend="gpu"`` (:func:`square_tracking_backend`). R = 0 and R from
+    E - 4 to E (at most 4 sticks kept) are answered at once, on any grid (:func:`_closed_form`).
 
     >>> matchsticks(10, 10, removed=2, backend="cpu")
     22278
