@@ -26,7 +26,7 @@ def add_run_options(parser: argparse.ArgumentParser, *, long_runs: bool = True) 
                                  "terminal)")
         parser.add_argument("--checkpoint", metavar="PATH", default=None,
                             help="SQLite file recording finished work units; rerun to resume")
-        parser.add_argument("--workers", type=_positive_int, default=None, metavar="K",
+        parser.add_argument("--workers", type=_whole_number_from(1), default=None, metavar="K",
                             help="processes that solve work units: 1 = this one only; on the "
                                  "CPU at most one per core (default: every GPU, or every "
                                  "core, for long runs)")
@@ -38,6 +38,7 @@ def _backend_name(text: str) -> str:
 
 
 def _whole_number_from(low: int) -> Callable[[str], int]:
+    """A parser of whole numbers from ``low`` up, for argparse's ``type=``."""
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -48,9 +49,6 @@ def _whole_number_from(low: int) -> Callable[[str], int]:
         return value
 
     return parse
-
-
-_positive_int = _whole_number_from(1)
 
 
 def add_recheck_option(parser: argparse.ArgumentParser) -> None:

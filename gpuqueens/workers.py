@@ -109,7 +109,8 @@ def _wanted(workers: int | None, executor: object, large: bool) -> int | None:
     """How many processes were asked for: a number, or ``None`` for "the whole machine"."""
     if executor is not None:
         return None
-    if workers != 1 if workers is not None else large:
+    starts_processes = workers != 1 if workers is not None else large
+    if starts_processes:
         _refuse_while_importing_main("pass workers=1")
     if workers is not None:
         return workers

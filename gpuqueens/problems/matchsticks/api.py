@@ -183,10 +183,10 @@ def matchstick_counts(m: int, n: int, *, backend: str | None = None) -> list[int
 def _closed_form(m: int, n: int, removed: int, squares: int | None) -> int | None:
     """The count without a sweep where it is known, else ``None``: R = 0 keeps the whole grid
     (valid, every grid point touches 2 to 4 sticks) with all its squares; R = E keeps no
-    stick, so no point is touched and no square survives. With 1 to 4 sticks kept: the
-    sticks of a valid configuration touch no point only once, so they contain a cycle, and
-    the shortest cycles of the grid are the m·n unit squares: no way with 1 to 3 sticks,
-    and with 4 a unit square (one square survives).
+    stick, so no point is touched and no square survives. With 1 to 4 sticks kept: in a
+    valid configuration no point is touched by exactly one kept stick, so the kept sticks
+    hold a cycle, and the shortest cycles of the grid are its m·n unit squares: no way with
+    1 to 3 sticks, and with 4 a unit square (one square survives).
 
     >>> _closed_form(1, 10**9, 0, 10**9), _closed_form(2, 2, 12, 1), _closed_form(2, 2, 3, 0)
     (1, 0, None)
