@@ -57,6 +57,25 @@ def test_backend_from_environment(monkeypatch):
         matchstick_counts(1, 1)
 
 
+
+@pytest.mark.parametrize("call", [
+    lambda **kw: matchstick_counts(2, 2, **kw)[3],
+    lambda **kw: matchsticks(2, 2, removed=3, **kw),
+    lambda **kw: matchsticks(2, 2, removed=3, squares=0, **kw),
+    lambda **kw: matchstick_table(2, 2, squares=[0], **kw).rows[0][2],
+])
+def test_every_call_reads_the_backend_alike(monkeypatch, call):
+    """Counting by squares once took the backend more strictly than the other calls."""
+    expected = call(backend="cpu")
+    assert call(backend=" CPU ") == expected
+    monkeypatch.setenv("GPUQUEENS_BACKEND", " cpu ")
+    assert call() == expected
+    with pytest.raises(TypeError, match="backend must be a string"):
+        call(backend=5)
+    with pytest.raises(ValueError, match="not one of auto, cpu, gpu"):
+        call(backend="fast")
+
+
 @pytest.mark.parametrize("call,error", [
     (lambda: matchstick_counts(0, 3, backend="cpu"), ValueError),
     (lambda: matchstick_counts(2.0, 3, backend="cpu"), TypeError),

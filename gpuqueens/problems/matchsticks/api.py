@@ -21,7 +21,7 @@ from ..._checks import check_int
 from ...estimates import available_memory, check_memory
 from ...ledger import check_checkpoint_path
 from ...runner import check_run_options
-from ...backends import BACKEND_ENV, BACKENDS, requested_backend, resolve_backend
+from ...backends import requested_backend, resolve_backend
 from ...workers import check_workers, choose_backend, executor_for, planned_processes
 from .column_powers import count_by_column_powers
 from .costs import check_cost, power_cost, transfer_cost
@@ -120,11 +120,7 @@ def square_tracking_backend(backend: str | None) -> str:
     >>> square_tracking_backend("auto")
     'cpu'
     """
-    choice = backend if backend is not None else (os.environ.get(BACKEND_ENV) or "auto")
-    source = f"backend={backend!r}" if backend is not None else f"{BACKEND_ENV}={choice!r}"
-    if not isinstance(choice, str) or choice.lower() not in BACKENDS:
-        raise ValueError(f"{source} is not one of {', '.join(BACKENDS)}")
-    if choice.lower() == "gpu":
+    if requested_backend(backend) == "gpu":
         return resolve_backend("gpu")
     return "cpu"
 
