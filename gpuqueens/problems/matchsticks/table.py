@@ -8,7 +8,8 @@ For each S asked the table gives the fewest sticks R whose removal leaves exactl
 Levels: the first is one above max_S (S + 2L(S)), L the unit-square lower bound of
 :mod:`.bounds`; an S not found at level K has fewest R > (K - S) // 2, and the next round
 runs at the least S + 2L(S) still open, with only the open S (so later rounds are small);
-an S not found with every stick removable is impossible.
+an S missed more than twice gets caps that step further each time (1, 2, 4, ... beyond its
+bound), and an S not found with every stick removable is impossible.
 
 Work units: a round has one unit per centre stick pattern C (up to its top-bottom mirror;
 36 for 6×6, 72 for 7×7). A unit's result is, for each S of the round, the fewest R among
@@ -73,7 +74,7 @@ def run_levels(h: int, w: int, wanted: list[int],
 
     The first level is one above the largest S + 2L(S) (L the unit-square lower bound);
     after a round, an S not found has fewest R > (K - S) // 2, and the next level is the
-    least S + 2L(S) left.
+    least S + 2L(S) left (L stepping further for an S missed again: :func:`_next_cap`).
     """
     sticks = stick_count(h, w)
     top = square_count(h, w)
@@ -82,6 +83,7 @@ def run_levels(h: int, w: int, wanted: list[int],
     lower = {q: int(start[min(q, len(start) - 1)]) for q in wanted if q not in done}
     level = max((q + 2 * lower[q] for q in lower), default=0) + 1
     index = 0
+    misses = dict.fromkeys(lower, 0)
     while len(done) < len(wanted):
         open_ = [q for q in wanted if q not in done]
         caps = {q: min(sticks, (level - q) // 2) for q in open_}
@@ -94,8 +96,26 @@ def run_levels(h: int, w: int, wanted: list[int],
                 done[q] = (None, 0)
             else:
                 lower[q] = max(lower[q], caps[q] + 1)
-        level = min((q + 2 * lower[q] for q in wanted if q not in done), default=level)
+                misses[q] += 1
+        level = min((q + 2 * _next_cap(lower[q], misses[q], sticks)
+                     for q in wanted if q not in done), default=level)
     return [(q, *done[q]) for q in wanted]
+
+
+def _next_cap(lower: int, misses: int, sticks: int) -> int:
+    """The cap to try next for an S missed ``misses`` times with fewest R >= ``lower``.
+
+    The first two retries try ``lower`` itself (the cheapest round that can find it);
+    after that the step from one cap to the next doubles, so an impossible S (which must climb to every stick
+    removed, ~E rounds one by one: 75 rounds and a minute for the 4×4 table of every S)
+    is settled in about log2(E) rounds. A larger cap finds the same fewest R: a round
+    reports the fewest R within its caps, however far above it they are.
+
+    >>> [_next_cap(10, k, 40) for k in range(7)]
+    [10, 10, 10, 11, 13, 17, 25]
+    """
+    beyond = (1 << (misses - 2)) - 1 if misses > 2 else 0
+    return min(sticks, lower + beyond)
 
 
 def round_units(h: int, w: int, caps: dict[int, int], level: int, index: int,
