@@ -8,8 +8,10 @@
 >>> gpuqueens.matchstick_counts(1, 1)
 [1, 0, 0, 0, 1]
 
-The GPU is used when CuPy is installed and a CUDA device works; otherwise everything runs
-on the CPU with NumPy and gives the same numbers.
+The GPU is used when CuPy is installed and a CUDA device works (counting matchstick
+configurations by squares only when asked with ``backend="gpu"``, and puzzle tables from a
+shorter side of 6); otherwise everything runs on the CPU with NumPy and gives the same
+numbers.
 """
 
 from ._checks import MAX_N
