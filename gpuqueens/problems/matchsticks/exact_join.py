@@ -42,7 +42,8 @@ from .grid import centre_removed, centre_weight, orient, square_count, stick_cou
 from .halves import Parts, exact_half_parts
 from .keys import U64, merge_equal_keys
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
-from .pairing import JoinStats, penalty_scale, penalty_table, staircase, centre_patterns
+from .pairing import (JoinStats, centre_patterns, feature_rows, penalty_scale, penalty_table,
+                      staircase)
 from .sweep import SweepStats
 
 __all__ = ["ExactRound", "ExactGroups", "prepare_exact", "exact_groups", "bucket_pairs",
@@ -120,14 +121,7 @@ def exact_groups(parts: Parts, C: int, squares: int, removed: int,
 def _rows(g: ExactGroups, lo: int, hi: int, xbits: np.ndarray, penalty: np.ndarray,
           left: bool) -> np.ndarray:
     """Feature rows of groups lo..hi-1: products give popcount + s'_a + s'_b + penalty."""
-    nbits = xbits.shape[1]
-    rows = np.empty((hi - lo, nbits + 2 + penalty.shape[1]), dtype=np.float32)
-    np.take(xbits, g.X[lo:hi], axis=0, out=rows[:, :nbits])
-    score, one = (nbits, nbits + 1) if left else (nbits + 1, nbits)
-    rows[:, score] = g.s[lo:hi]
-    rows[:, one] = 1.0
-    np.take(penalty, g.H[lo:hi], axis=0, out=rows[:, nbits + 2:])
-    return rows
+    return feature_rows(g.X[lo:hi], g.H[lo:hi], g.s[lo:hi], xbits, penalty, left)
 
 
 def bucket_pairs(gl: ExactGroups, gr: ExactGroups, rest: int,

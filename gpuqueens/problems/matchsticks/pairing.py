@@ -45,7 +45,7 @@ from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 from .sweep import SweepStats
 
 __all__ = ["JoinStats", "Round", "prepare_round", "join_centre", "centre_patterns", "penalty_scale",
-           "penalty_table", "staircase"]
+           "penalty_table", "staircase", "feature_rows"]
 
 
 @dataclass
@@ -178,16 +178,19 @@ def penalty_table(h: int, C: int | None, big: float = 0.0) -> np.ndarray:
     return table
 
 
-def _features(g: _Groups, xbits: np.ndarray, penalty: np.ndarray, left: bool,
-              extra: int) -> np.ndarray:
-    """Rows whose products give popcount(X_a & X_b) + score_a + score_b + penalty."""
+def feature_rows(X: np.ndarray, H: np.ndarray, score: np.ndarray, xbits: np.ndarray,
+                 penalty: np.ndarray, left: bool) -> np.ndarray:
+    """Rows of groups (crossing pattern X, centre horizontals H, score) whose products with
+    the other side's give popcount(X_a & X_b) + score_a + score_b + penalty."""
     nbits = xbits.shape[1]
-    rows = np.empty((len(g.H), nbits + 2 + penalty.shape[1]), dtype=np.float32)
-    np.take(xbits, g.X, axis=0, out=rows[:, :nbits])
-    score, one = (nbits, nbits + 1) if left else (nbits + 1, nbits)
-    rows[:, score] = g.base + extra
+    rows = np.empty((len(X), nbits + 2 + penalty.shape[1]), dtype=np.float32)
+    # mode="clip" (the indices are valid by construction): with the default "raise" NumPy
+    # buffers a take into a strided `out`, 4x slower (~40% of the 7×7 table's time)
+    np.take(xbits, X, axis=0, out=rows[:, :nbits], mode="clip")
+    score_column, one = (nbits, nbits + 1) if left else (nbits + 1, nbits)
+    rows[:, score_column] = score
     rows[:, one] = 1.0
-    np.take(penalty, g.H, axis=0, out=rows[:, nbits + 2:])
+    np.take(penalty, H, axis=0, out=rows[:, nbits + 2:], mode="clip")
     return rows
 
 
@@ -251,9 +254,10 @@ def join_centre(rnd: Round, C: int, stats: JoinStats | None = None) -> dict[int,
     gr = gl if symmetric else _groups(right, C, max_squares, primes)
     stats.groups += len(gl.H)
     if len(gl.H) and len(gr.H):
-        rows = _features(gl, left.xbits, rnd.left_penalty, True, 2 * removed_c)
-        cols = _features(gr, left.xbits_mirrored if symmetric else right.xbits,
-                         penalty_table(h, C), False, 0)
+        rows = feature_rows(gl.X, gl.H, gl.base + 2 * removed_c, left.xbits, rnd.left_penalty,
+                            True)
+        cols = feature_rows(gr.X, gr.H, gr.base, left.xbits_mirrored if symmetric else
+                            right.xbits, penalty_table(h, C), False)
         for i0, i1, j0, j1 in staircase(gl.base, gr.base, limit, symmetric):
             values = rows[i0:i1] @ cols[j0:j1].T
             stats.pairs += values.size
