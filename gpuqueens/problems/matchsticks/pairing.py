@@ -184,13 +184,11 @@ def feature_rows(X: np.ndarray, H: np.ndarray, score: np.ndarray, xbits: np.ndar
     the other side's give popcount(X_a & X_b) + score_a + score_b + penalty."""
     nbits = xbits.shape[1]
     rows = np.empty((len(X), nbits + 2 + penalty.shape[1]), dtype=np.float32)
-    # mode="clip" (the indices are valid by construction): with the default "raise" NumPy
-    # buffers a take into a strided `out`, 4x slower (~40% of the 7×7 table's time)
-    np.take(xbits, X, axis=0, out=rows[:, :nbits], mode="clip")
+    np.take(xbits, X, axis=0, out=rows[:, :nbits])
     score_column, one = (nbits, nbits + 1) if left else (nbits + 1, nbits)
     rows[:, score_column] = score
     rows[:, one] = 1.0
-    np.take(penalty, H, axis=0, out=rows[:, nbits + 2:], mode="clip")
+    np.take(penalty, H, axis=0, out=rows[:, nbits + 2:])
     return rows
 
 
