@@ -57,7 +57,6 @@ def test_backend_from_environment(monkeypatch):
         matchstick_counts(1, 1)
 
 
-
 @pytest.mark.parametrize("call", [
     lambda **kw: matchstick_counts(2, 2, **kw)[3],
     lambda **kw: matchsticks(2, 2, removed=3, **kw),

@@ -106,10 +106,10 @@ def _next_cap(lower: int, misses: int, sticks: int) -> int:
     """The cap to try next for an S missed ``misses`` times with fewest R >= ``lower``.
 
     The first two retries try ``lower`` itself (the cheapest round that can find it);
-    after that the step from one cap to the next doubles, so an impossible S (which must climb to every stick
-    removed, ~E rounds one by one: 75 rounds and a minute for the 4×4 table of every S)
-    is settled in about log2(E) rounds. A larger cap finds the same fewest R: a round
-    reports the fewest R within its caps, however far above it they are.
+    after that the step from one cap to the next doubles, so an impossible S (which must
+    climb to every stick removed, ~E rounds one by one: 75 rounds and a minute for the 4×4
+    table of every S) is settled in about log2(E) rounds. A larger cap finds the same
+    fewest R: a round reports the fewest R within its caps, however far above it they are.
 
     >>> [_next_cap(10, k, 40) for k in range(7)]
     [10, 10, 10, 11, 13, 17, 25]
