@@ -234,7 +234,7 @@ class Workers:
         if self.executor is None:
             return device_name(self.backend)
         if self.backend == "cpu":
-            return f"{device_name('cpu')}, {self.processes} processes"
+            return f"{device_name('cpu')}, {self.processes} process{'es' * (self.processes != 1)}"
         report = gpu_report(here=False)
         ids = _visible_device_ids(report.count)
         names = sorted({report.names[ids.index(device)] for device in self.devices})
@@ -251,6 +251,7 @@ def executor_for(
     large: bool,
     units: int,
     memory_per_worker: float | None = None,
+    worker_even_alone: bool = False,
 ) -> Iterator[Workers]:
     """Choose where a count's units run, start the worker processes it needs, end them after.
 
@@ -263,6 +264,10 @@ def executor_for(
     * ``units``: how many units there are; no more processes than units are started.
     * ``memory_per_worker``: bytes each process needs, to start no more by default than
       this machine's memory holds.
+    * ``worker_even_alone``: a ``large`` CPU job whose units run faster in a worker process
+      (its malloc set-up, :mod:`gpuqueens.worker_setup`) than in this one by much more than
+      the process takes to start: by default it gets a worker process even when the machine
+      has room for only one (the 7×7 matchstick table: memory for one ~12 GB process).
 
     Yields a :class:`Workers`. On leaving normally, the pool finishes its work and ends;
     on an exception (Ctrl-C included) its worker processes are ended at once.
@@ -277,7 +282,9 @@ def executor_for(
         return
     count = _process_count(backend, workers, large=large, units=units,
                            memory_per_worker=memory_per_worker, warn=True)
-    if count <= 1:
+    alone_in_worker = (worker_even_alone and backend == "cpu" and units >= 1
+                       and _wanted(workers, None, large) is None)
+    if count <= 1 and not alone_in_worker:
         if backend == "gpu":  # this process runs the GPU work: can CUDA work here?
             prepare_process(backend, worker=False)
         yield Workers(backend)

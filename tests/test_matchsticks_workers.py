@@ -59,12 +59,20 @@ def test_a_long_table_uses_every_core_by_default(pools, monkeypatch):
     assert pools[1]._max_workers == len(centre_patterns(3))
 
 
-def test_the_default_starts_no_more_processes_than_memory_holds(no_pools, monkeypatch):
+def test_the_default_starts_no_more_processes_than_memory_holds(pools, monkeypatch):
     monkeypatch.setattr(api, "TABLE_POOL_SECONDS", 0.0)
     monkeypatch.setattr(workers, "usable_cores", lambda: 8)
     need = table_cost(4, 4, list(range(15))).memory
     monkeypatch.setattr(workers, "available_memory", lambda: 1.5 * need)  # one process fits
-    assert gpuqueens.matchstick_table(4, 4, backend="cpu").rows == TABLE_4X4
+    assert gpuqueens.matchstick_table(4, 4, backend="cpu", progress=False).rows == TABLE_4X4
+    # one worker process all the same: its malloc set-up keeps the sweeps' arrays in its heap
+    assert len(pools) == 1 and pools[0]._max_workers == 1
+
+
+def test_a_long_table_runs_in_this_process_with_workers_1(no_pools, monkeypatch):
+    monkeypatch.setattr(api, "TABLE_POOL_SECONDS", 0.0)
+    monkeypatch.setattr(workers, "usable_cores", lambda: 1)
+    assert gpuqueens.matchstick_table(4, 4, backend="cpu", workers=1).rows == TABLE_4X4
 
 
 def test_explicit_workers_that_memory_cannot_hold_are_refused_up_front(no_pools, monkeypatch):

@@ -285,3 +285,15 @@ def test_worker_processes_tune_malloc_and_this_one_is_left_alone(tmp_path):
         tuned, pid = pool.submit(solve, (str(tmp_path / "there"), 1)).result(timeout=300)
     assert (tuned, pid != os.getpid()) == (1, True)
     assert solve((str(tmp_path / "here"), 1)) == (0, os.getpid())  # the coordinating process
+
+
+@pytest.mark.skipif(not hasattr(os, "confstr") or "glibc" not in (os.confstr("CS_GNU_LIBC_VERSION") or "")
+                    or not os.path.exists("/proc/self/maps"), reason="glibc on Linux only")
+def test_keep_large_blocks_puts_large_arrays_in_a_workers_heap_only():
+    # with glibc's defaults a 256 MiB array is a mapping of its own, whose pages the kernel
+    # zeroes again each time; a worker that keeps large blocks serves it from its heap
+    solve = workers.WorkerSolve(worker_tasks.large_array_in_heap, "cpu", os.getpid())
+    with workers.WorkerPool(1) as pool:
+        kept, in_heap, pid = pool.submit(solve, None).result(timeout=300)
+    assert (kept, in_heap, pid != os.getpid()) == (1, 1, True)
+    assert solve(None) == (0, 0, os.getpid())  # the coordinating process is left as it is

@@ -63,6 +63,22 @@ def meet_and_report_malloc(payload: tuple[str, int]) -> tuple[int, ...]:
     return (int(worker_setup._malloc_done == (pid, True)), pid)
 
 
+def large_array_in_heap(payload: object) -> tuple[int, ...]:
+    """A unit solver: ``keep_large_blocks()`` (1 if it was done), then whether a new 256 MiB
+    array lies in the heap (1) rather than in a mapping of its own (0), and the pid."""
+    import numpy as np
+
+    from gpuqueens import worker_setup
+
+    kept = worker_setup.keep_large_blocks()
+    array = np.empty(256 << 20, np.uint8)
+    with open("/proc/self/maps") as maps:
+        heaps = [[int(end, 16) for end in line.split()[0].split("-")]
+                 for line in maps if line.rstrip().endswith("[heap]")]
+    in_heap = any(low <= array.ctypes.data < high for low, high in heaps)
+    return int(kept), int(in_heap), os.getpid()
+
+
 def sleep_unless_in(pid: int, seconds: float) -> None:
     """Sleep, except in process ``pid`` (so that a test's own process is never kept busy)."""
     if os.getpid() != pid:

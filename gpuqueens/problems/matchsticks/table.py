@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ...runner import WorkUnit, run_units
+from ...worker_setup import keep_large_blocks
 from .bounds import unit_square_bound
 from .grid import orient, square_count, stick_count
 from .pairing import JoinStats, Round, centre_patterns, join_centre, prepare_round
@@ -139,6 +140,7 @@ def _prepared(h: int, w: int, caps: tuple[tuple[int, int], ...], level: int,
               max_entries: int | None, slack: int, backend: str) -> Round:
     from .gpu import array_module  # "gpu": the half sweeps on the device too
 
+    keep_large_blocks()  # in a worker process: the sweeps' arrays are hundreds of MiB
     return prepare_round(h, w, dict(caps), level, max_entries, slack, xp=array_module(backend))
 
 
