@@ -64,6 +64,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--batch", type=int, default=0, help="lanes per batch (evaluation)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
+    unknown = set(args.methods.split(",")) - {"coefficients", "evaluation"}
+    if unknown:
+        parser.error(f"--methods takes coefficients and/or evaluation, not {', '.join(sorted(unknown))}")
     rows = []
     for grid in args.grids:
         m, n = (int(v) for v in grid.lower().split("x"))

@@ -48,11 +48,12 @@ def state_count(m: int, n: int) -> int:
     return 1 << (h + 2)
 
 
-def _addmod(xp: ModuleType, a, b, p):
-    """(a + b) mod p for residues < p < 2^62: a + b < 2^63 cannot wrap."""
-    s = a + b
+def _addmod(xp: ModuleType, a, b, p, out=None, scratch=None):
+    """(a + b) mod p for residues < p < 2^62: a + b < 2^63 cannot wrap. ``out`` and
+    ``scratch``: arrays of the result's shape to compute in, or None for new ones."""
+    s = xp.add(a, b, out=out)
     # When s >= p, s - p is the smaller; when s < p, s - p wraps to a huge value.
-    return xp.minimum(s, s - p)
+    return xp.minimum(s, xp.subtract(s, p, out=scratch), out=s)
 
 
 def residues_by_removed(h: int, w: int, length: int, p: int, xp: ModuleType = np):
@@ -64,6 +65,11 @@ def residues_by_removed(h: int, w: int, length: int, p: int, xp: ModuleType = np
     states = 1 << (h + 1)
     x = xp.zeros((states, 2, length), dtype=xp.uint64)
     x[0, 0, 0] = 1  # nothing decided: all frontier sticks absent, R = 0
+    # Each step writes into the other of two buffers: a fresh array per step (tens of MiB
+    # from 12×12 on) would be a fresh mapping whose pages the kernel zeroes again each time.
+    spare = xp.empty_like(x)
+    # and the sums of a step go to four more of a quarter of the state's size each
+    scratch = [xp.empty(states // 2 * length, dtype=xp.uint64) for _ in range(4)]
     decided = 0  # sticks decided so far: bounds the nonzero part of the R axis
     for j in range(w + 1):
         has_right = j < w
@@ -75,10 +81,13 @@ def residues_by_removed(h: int, w: int, length: int, p: int, xp: ModuleType = np
             o00, o01 = old[:, 0, :, 0], old[:, 0, :, 1]
             o10, o11 = old[:, 1, :, 0], old[:, 1, :, 1]
             # Sums over (left, up) allowed for each number d + r of new sticks kept.
-            by_kept = [_addmod(xp, o00, o11, prime)]
-            by_kept.append(_addmod(xp, _addmod(xp, o01, o10, prime), o11, prime))
-            by_kept.append(_addmod(xp, by_kept[1], o00, prime))
-            x = xp.zeros_like(x)
+            sums = [buffer[:o00.size].reshape(o00.shape) for buffer in scratch]
+            by_kept = [_addmod(xp, o00, o11, prime, sums[0], sums[3])]
+            by_kept.append(_addmod(xp, _addmod(xp, o01, o10, prime, sums[1], sums[3]), o11,
+                                   prime, sums[1], sums[3]))
+            by_kept.append(_addmod(xp, by_kept[1], o00, prime, sums[2], sums[3]))
+            x, spare = spare, x
+            x.fill(0)
             new = x.reshape(above, 2, below, 2, length)
             for r in (0, 1) if has_right else (0,):
                 for d in (0, 1) if has_down else (0,):

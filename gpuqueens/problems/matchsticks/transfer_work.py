@@ -49,15 +49,15 @@ __all__ = ["TransferCost", "CoefficientWork", "EvaluationWork", "coefficient_wor
            "method_cost", "method_bound", "bound_updates", "bound_seconds", "H100"]
 
 # --- measured on the CPU with bench/cpu_matchsticks.py (2 cores of an AMD EPYC, NumPy 2.4.6,
-# 2026-11-23): the coefficient transfer ----------------------------------------------------
+# 2026-11-24, the step's buffers reused): the coefficient transfer --------------------------
 #: seconds per state-coefficient update while the dense array fits in the caches (8×8..11×11:
-#: 6.0-7.3 ns) and beyond them (12×12, a 41 MB array: 21 ns)
-CPU_SECONDS_IN_CACHE, CPU_SECONDS_BEYOND_CACHE, CPU_CACHE_BYTES = 7e-9, 21e-9, 24 << 20
+#: 2.4-3.9 ns) and beyond them (12×12, a 41 MB array: 4.9 ns; 13×13: 5.1 ns)
+CPU_SECONDS_IN_CACHE, CPU_SECONDS_BEYOND_CACHE, CPU_CACHE_BYTES = 4e-9, 5.5e-9, 24 << 20
 #: fixed cost of one point step of one prime (NumPy calls; dominates long thin grids)
 CPU_SECONDS_PER_STEP = 1e-4
-#: peak resident memory over one dense array (11×11 and 12×12: 5.3-5.7 after the interpreter's
-#: ~33 MB), and that baseline
-CPU_PEAK_ARRAYS, CPU_BASE_BYTES = 6, 40 << 20
+#: peak resident memory over one dense array (11×11, 12×12 and 13×13: 4.1-4.4 after the
+#: interpreter's ~33 MB, with a margin), and that baseline
+CPU_PEAK_ARRAYS, CPU_BASE_BYTES = 5, 40 << 20
 #: the host's share of the evaluation method (lane tables, interpolation, CRT): 34-82 ns per
 #: lane and coefficient measured for 16×16..20×20
 HOST_SECONDS_PER_LANE_COEFFICIENT = 40e-9
