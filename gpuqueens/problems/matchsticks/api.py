@@ -353,7 +353,8 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
         check_memory(f"{cost.what}, in each of {processes} worker processes",
                      cost.memory * processes)
     # a large CPU table runs in a worker process even alone there: its malloc set-up keeps
-    # the half sweeps' arrays in the heap (7×7: ~35% faster), which this process is not given
+    # the half sweeps' arrays in the heap (7×7 on 2 cores: 386 s, not 531 s), and this
+    # process is left as it is
     with executor_for(backend, **where, worker_even_alone=True) as chosen:
         run = {"checkpoint": checkpoint, "executor": chosen.executor, "progress": progress,
                "recheck": recheck}
