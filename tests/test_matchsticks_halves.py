@@ -39,7 +39,7 @@ def test_even_widths_share_one_side_odd_widths_do_not():
 
 
 def _same_parts(a, b):
-    for field in ("xbits", "xbits_mirrored", "xwords", "xwords_mirrored", "ymask", "s", "r",
+    for field in ("xbits", "xbits_mirrored", "xwords", "xwords_mirrored", "ybits", "s", "r",
                   "counts", "hx"):
         x, y = getattr(a, field), getattr(b, field)
         assert (x is None) == (y is None), field

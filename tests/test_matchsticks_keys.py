@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from fake_cupy import make_fake_cupy
 
-from gpuqueens.problems.matchsticks.keys import U64, KeyLayout, merge_by_sorting, merge_equal_keys
+from gpuqueens.problems.matchsticks.keys import (
+    U64, KeyLayout, _summed_bit_count, bit_count, merge_by_sorting, merge_equal_keys)
 
 
 
@@ -70,3 +71,29 @@ def test_merge_matches_a_dict(merge):
     merged, low, kept = merge_equal_keys([k[rows] for k in keys], counts, primes,
                                          removed=removed[rows], rows=rows)
     assert {(a, b): (r, tuple(c)) for a, b, r, c in zip(*merged, low, kept.tolist())} == fewest
+
+
+@pytest.mark.parametrize("merge", sorted(MERGES))
+def test_a_merge_leaves_its_arguments_as_they_were(merge):
+    # the NumPy merge zeroes the counts of entries above the fewest R in place: in its copy
+    rng = np.random.default_rng(5)
+    n = 500
+    keys = [rng.integers(0, 8, n).astype(U64), rng.integers(0, 4, n).astype(U64)]
+    counts = rng.integers(0, 1000, (n, 2)).astype(U64)
+    removed = rng.integers(0, 5, n)
+    rows = rng.permutation(n)
+    before = [a.copy() for a in (*keys, counts, removed, rows)]
+    MERGES[merge](keys, counts, np.array([1009, 1013], dtype=U64), removed, rows)
+    for old, now in zip(before, (*keys, counts, removed, rows)):
+        assert np.array_equal(old, now)
+
+
+def test_bit_count_by_fields_equals_numpys():
+    rng = np.random.default_rng(6)
+    words = np.concatenate([rng.integers(0, 2**63, 2000, dtype=np.uint64) * U64(2)
+                            + rng.integers(0, 2, 2000).astype(U64),
+                            np.array([0, 1, 2**63, 2**64 - 1], dtype=U64)])
+    expected = [bin(int(x)).count("1") for x in words]
+    assert _summed_bit_count(words).tolist() == expected
+    assert bit_count(np, words).tolist() == expected
+    assert _summed_bit_count(words).dtype == np.int64

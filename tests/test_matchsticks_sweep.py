@@ -82,3 +82,21 @@ def test_counts_exceeding_narrow_primes_are_exact():
     assert expected > 2**64
     assert count_exact(1, 60, removed=40, squares=5) == expected
     assert math.comb(stick_count(1, 60), 40) >= expected
+
+
+@pytest.mark.parametrize("slice_size", [1, 7, 100])
+def test_a_point_step_gives_the_same_entries_whatever_its_slices(monkeypatch, slice_size):
+    # step_point finds successors a slice of entries at a time (its memory); the slices
+    # may hold no successor at all, and the merged entries must not depend on them
+    import numpy as np
+
+    from gpuqueens.problems.matchsticks import sweep as sweep_module
+
+    def entries(**options):
+        s, removed, counts, _ = sweep_module.sweep(2, 4, max_squares=6, **options)
+        return s.tolist(), removed.tolist(), counts.tolist()
+
+    whole = entries(), entries(max_removed=5)
+    monkeypatch.setattr(sweep_module, "SUCCESSOR_SLICE", slice_size)
+    assert (entries(), entries(max_removed=5)) == whole
+    assert len(whole[0][0]) > 3 and np.array(whole[1][2]).any()

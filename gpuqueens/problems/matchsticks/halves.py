@@ -31,11 +31,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bounds import unit_square_bound
-from .keys import ONE, U64, KeyLayout
+from .keys import ONE, U64, KeyLayout, bit_count
 from .square_costs import live_entry_limit, memory_for_entries
 from .sweep import SweepStats, step_point, too_many_entries
 
-__all__ = ["Parts", "half_parts", "exact_half_parts", "crossing_squares", "MAX_CROSSING_SQUARES"]
+__all__ = ["Parts", "half_parts", "exact_half_parts", "crossing_squares", "closing_bits",
+           "MAX_CROSSING_SQUARES"]
 
 #: The crossing squares' bits share one uint64 per part: 42 for 7×7 (56 on longer grids
 #: with h = 7), 64 for 8×8, 70 for 8×9.
@@ -50,7 +51,7 @@ class Parts:
     xbits_mirrored: np.ndarray | None  # the same patterns read as right parts (left side only)
     xwords: np.ndarray   # uint64 (patterns,): the same bits, bit k = crossing square k
     xwords_mirrored: np.ndarray | None
-    ymask: np.ndarray    # int64 (parts, centre squares) 0/1
+    ybits: np.ndarray    # uint64 (parts,): bit k set when the part keeps centre square k
     yrows: list          # per centre square: bit mask of the C sticks it needs
     s: np.ndarray
     r: np.ndarray
@@ -61,10 +62,14 @@ class Parts:
     def squares_with_centre(self, C: int) -> np.ndarray:
         """Each part's squares once the centre sticks are C: its own, plus the centre
         squares that C completes (all of whose sticks the part and C keep)."""
-        if not self.yrows:
-            return self.s
-        closing = np.array([(C & rows) == rows for rows in self.yrows], dtype=np.int64)
-        return self.s + self.ymask @ closing
+        closing = closing_bits(self.yrows, C)
+        return self.s + bit_count(np, self.ybits & U64(closing)) if closing else self.s
+
+
+def closing_bits(yrows: list, C: int) -> int:
+    """The centre squares (bit k: ``yrows[k]``, the C sticks square k needs) whose side on
+    the centre line the sticks C keep."""
+    return sum(1 << k for k, rows in enumerate(yrows) if (C & rows) == rows)
 
 
 def crossing_squares(h: int, w: int) -> list[tuple[int, int, int]]:
@@ -123,7 +128,10 @@ def _decode(h, w, state, layout, mirrored, xp=np) -> Parts:
     crossing = crossing_squares(h, w)
     index = {sq: k for k, sq in enumerate(crossing)}
     X = xp.zeros(len(removed), dtype=U64)
-    ycols, yrows = [], []
+    # Y: one bit per centre square (at most h(h+1)/2 <= 64 of them wherever the crossing
+    # squares fit in a word), not a 0/1 matrix: parts are many (7×7: 1.6·10^7, 22 squares)
+    Y = xp.zeros(len(removed), dtype=U64)
+    yrows = []
     for (r, u), k in sorted(layout.groups.items()):
         g = layout.get(keys, ("g", r, u))
         for c in range(max(0, cut - u), cut):
@@ -131,7 +139,7 @@ def _decode(h, w, state, layout, mirrored, xp=np) -> Parts:
                 continue
             bit = (g >> U64(c % k)) & ONE
             if c + u == cut:
-                ycols.append(bit.astype(np.int64))
+                Y |= bit << U64(len(yrows))
                 yrows.append(((1 << u) - 1) << r)
             else:
                 original = (r, u, w - c - u) if mirrored else (r, u, c)
@@ -146,7 +154,6 @@ def _decode(h, w, state, layout, mirrored, xp=np) -> Parts:
         xwords_mirrored = _words(xbits_mirrored)
     else:
         xbits_mirrored = xwords_mirrored = None
-    ymask = xp.stack(ycols, axis=1) if ycols else xp.zeros((len(removed), 0), dtype=np.int64)
     H = layout.get(keys, "H").astype(np.int64)
     X = inverse.astype(np.int64)
     s = layout.get(keys, "s").astype(np.int64)
@@ -155,8 +162,8 @@ def _decode(h, w, state, layout, mirrored, xp=np) -> Parts:
     removed = removed.astype(np.int64)
     top = int(removed.max()) + 1 if len(removed) else 1
     order = xp.argsort(hx * top + removed, kind="stable")
-    ymask, s, removed, counts, hx = (_host(xp, a[order]) for a in (ymask, s, removed, counts, hx))
-    return Parts(xbits, xbits_mirrored, unique.astype(U64), xwords_mirrored, ymask, yrows,
+    Y, s, removed, counts, hx = (_host(xp, a[order]) for a in (Y, s, removed, counts, hx))
+    return Parts(xbits, xbits_mirrored, unique.astype(U64), xwords_mirrored, Y, yrows,
                  s, removed, counts, hx)
 
 

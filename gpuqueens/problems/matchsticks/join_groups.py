@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from .halves import Parts
+from .halves import Parts, closing_bits
 from .join_twin import GroupArrays
-from .keys import run_starts, run_sums
+from .keys import bit_count, run_starts, run_sums
 
 __all__ = ["DeviceParts", "SideGroups", "side_groups"]
 
@@ -42,7 +42,7 @@ class DeviceParts:
     patterns: int
     s: Any           # int64
     r: Any           # int64
-    ymask: Any       # int64 (parts, centre squares) 0/1
+    ybits: Any       # uint64 (parts,): bit k set when the part keeps centre square k
     yrows: list      # per centre square: the C sticks it needs
     counts: Any      # uint64 (parts, primes)
     xwords: Any      # uint64 (patterns,): crossing bits
@@ -53,7 +53,7 @@ class DeviceParts:
         """``parts`` on array module ``xp``."""
         mirrored = None if parts.xwords_mirrored is None else xp.asarray(parts.xwords_mirrored)
         return cls(xp.asarray(parts.hx), len(parts.xwords), xp.asarray(parts.s),
-                   xp.asarray(parts.r), xp.asarray(parts.ymask), list(parts.yrows),
+                   xp.asarray(parts.r), xp.asarray(parts.ybits), list(parts.yrows),
                    xp.asarray(parts.counts), xp.asarray(parts.xwords), mirrored)
 
 
@@ -78,10 +78,8 @@ def side_groups(xp, parts: DeviceParts, C: int, max_squares: int,
     """The groups of one side for centre pattern C: the fewest r per group key (the table),
     or with ``every_r`` one group per (group key, r) with all its counts (problem 2, whose
     parts have exact removals)."""
-    s = parts.s
-    for k, rows in enumerate(parts.yrows):
-        if (C & rows) == rows:   # C keeps this centre square's side: it closes
-            s = s + parts.ymask[:, k]
+    closing = closing_bits(parts.yrows, C)   # the centre squares C closes
+    s = parts.s + bit_count(xp, parts.ybits & np.uint64(closing)) if closing else parts.s
     ok = xp.flatnonzero(s <= max_squares)
     r = parts.r[ok]
     top = int(r.max()) if len(r) else 0

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["U64", "ONE", "Field", "KeyLayout", "merge_equal_keys", "merge_by_sorting",
-           "run_starts", "run_sums"]
+           "run_starts", "run_sums", "bit_count"]
 
 U64 = np.uint64
 ONE = U64(1)
@@ -119,21 +119,23 @@ def merge_equal_keys(keys: list[np.ndarray], counts: np.ndarray, primes: np.ndar
         return (keys, counts) if removed is None else (keys, removed, counts)
     order = np.argsort(keys[0], kind="stable") if len(keys) == 1 else np.lexsort(keys[::-1])
     keys = [k[order] for k in keys]
-    counts = counts[order if rows is None else rows[order]]
-    change = np.empty(len(order), dtype=bool)
+    counts = counts[order if rows is None else rows[order]]  # a copy: changed in place below
+    removed = None if removed is None else removed[order]
+    del order  # a sweep's merge holds several arrays of this size: free each when done
+    change = np.empty(len(keys[0]), dtype=bool)
     change[0] = True
     change[1:] = False
     for k in keys:
         change[1:] |= k[1:] != k[:-1]
     starts = np.flatnonzero(change)
+    del change
     keys = [k[starts] for k in keys]
-    if removed is None:
-        return keys, np.add.reduceat(counts, starts, axis=0) % primes
-    removed = removed[order]
-    fewest = np.minimum.reduceat(removed, starts)
-    at_fewest = removed == np.repeat(fewest, np.diff(np.append(starts, len(order))))
-    counts = np.add.reduceat(counts * at_fewest[:, None], starts, axis=0) % primes
-    return keys, fewest, counts
+    if removed is not None:
+        fewest = np.minimum.reduceat(removed, starts)
+        counts[removed != np.repeat(fewest, np.diff(np.append(starts, len(removed))))] = 0
+    counts = np.add.reduceat(counts, starts, axis=0)
+    counts %= primes
+    return (keys, counts) if removed is None else (keys, fewest, counts)
 
 
 def merge_by_sorting(xp, keys, counts, primes, removed=None, rows=None):
@@ -164,8 +166,8 @@ def merge_by_sorting(xp, keys, counts, primes, removed=None, rows=None):
         return merged, run_sums(xp, counts, starts, primes)
     removed = removed[order]
     fewest = removed[starts]
-    at_fewest = removed == fewest[xp.cumsum(change) - 1]
-    return merged, fewest, run_sums(xp, counts * at_fewest[:, None].astype(U64), starts, primes)
+    counts *= (removed == fewest[xp.cumsum(change) - 1])[:, None].astype(U64)  # its own copy
+    return merged, fewest, run_sums(xp, counts, starts, primes)
 
 
 def run_starts(xp, key):
@@ -184,3 +186,23 @@ def run_sums(xp, values, starts, primes):
     sums = total[ends]
     sums[1:] -= total[starts[1:] - 1]
     return sums % xp.asarray(primes, dtype=U64)
+
+
+def bit_count(xp, words):
+    """The set bits of each ``uint64`` word, as ``int64``: ``xp.bitwise_count`` where the
+    array module has it (NumPy 2, recent CuPy), else the same by summing bit fields.
+
+    >>> bit_count(np, np.array([0, 1, 2**64 - 1, 0b1011], dtype=U64)).tolist()
+    [0, 1, 64, 3]
+    """
+    if hasattr(xp, "bitwise_count"):
+        return xp.bitwise_count(words).astype(np.int64)
+    return _summed_bit_count(words)
+
+
+def _summed_bit_count(words):
+    """:func:`bit_count` by the classic sum of 2-, 4- and 8-bit fields (any array module)."""
+    x = words - ((words >> U64(1)) & U64(0x5555555555555555))
+    x = (x & U64(0x3333333333333333)) + ((x >> U64(2)) & U64(0x3333333333333333))
+    x = (x + (x >> U64(4))) & U64(0x0F0F0F0F0F0F0F0F)
+    return ((x * U64(0x0101010101010101)) >> U64(56)).astype(np.int64)

@@ -70,6 +70,8 @@ __all__ = ["SweepStats", "step_point", "sweep", "table_rows_by_sweep", "count_ex
 MAX_EXACT_SHORT_SIDE = 5
 #: From this short side on, the table runs one sweep per S (measured faster for 6×6).
 SEPARATE_SQUARES_FROM = 6
+#: A point step finds the successors of this many entries at a time (its temporaries).
+SUCCESSOR_SLICE = 1 << 22
 
 
 @dataclass
@@ -137,6 +139,34 @@ def step_point(layout: KeyLayout, state: State, i: int, j: int, *, bound: UnitSq
     ``xp``: the module of the state's arrays, NumPy or CuPy (the same steps on the GPU).
     """
     keys, removed, counts = state
+    # Memory: the successors carry the row of their entry's counts instead of a copy of
+    # them, and come from slices of the entries, so that the temporaries of _successors
+    # (~25 words an entry) are a slice's; the step's peak is the merge's.
+    pieces = [_successors(layout, [word[a:a + SUCCESSOR_SLICE] for word in keys],
+                          removed[a:a + SUCCESSOR_SLICE], i, j, bound=bound, caps=caps,
+                          max_squares=max_squares, max_removed=max_removed,
+                          undecided=undecided, first=a, xp=xp)
+              for a in range(0, len(removed), SUCCESSOR_SLICE)]
+    if not pieces or not sum(len(piece[2]) for piece in pieces):
+        return ([xp.zeros(0, dtype=U64) for _ in range(layout.words)],
+                xp.zeros(0, dtype=np.int64), xp.zeros((0, len(primes)), dtype=U64))
+    new_keys, new_removed, rows = pieces[0] if len(pieces) == 1 else (
+        [xp.concatenate(words) for words in zip(*(piece[0] for piece in pieces))],
+        xp.concatenate([piece[1] for piece in pieces]),
+        xp.concatenate([piece[2] for piece in pieces]))
+    del pieces
+    if max_removed is None:
+        return merge_equal_keys(new_keys, counts, primes, removed=new_removed, rows=rows, xp=xp)
+    keys, counts = merge_equal_keys(new_keys, counts, primes, rows=rows, xp=xp)
+    return keys, xp.zeros(len(keys[0]), dtype=np.int64), counts  # R lives in the key
+
+
+def _successors(layout: KeyLayout, keys: list, removed, i: int, j: int, *,
+                bound: UnitSquareBound, caps: dict[int, int] | None, max_squares: int,
+                max_removed: int | None, undecided: int, first: int = 0, xp=np):
+    """The entries after point (i, j), before equal keys merge: ``(keys, removed, rows)``,
+    ``rows[k] - first`` the entry of ``keys`` it comes from (branches right = 0, 1 and
+    within each down = 0, 1 one after the other, each in the entries' order)."""
     h, w = layout.h, layout.w
     table_mode = max_removed is None
     has_right = j < w
@@ -175,14 +205,15 @@ def step_point(layout: KeyLayout, state: State, i: int, j: int, *, bound: UnitSq
     frontier = frontier_all & ~(ONE << U64(i))
     s_index = xp.minimum(squares, U64(max_squares)).astype(np.int64)
     alive = squares <= U64(max_squares)
-    parts = []
+    removed_so_far = None if table_mode else layout.get(keys, "r")
+    branches = []  # (right, down, sticks lost, surviving entries)
     for right in (0, 1) if has_right else (0,):
         for down in (0, 1) if has_down else (0,):
             lost = (has_down and not down) + (has_right and not right)
             ok = alive & ((left + up) != U64(1 - down - right) if down + right <= 1
                           else xp.ones(len(t), dtype=bool))
             if not table_mode:
-                r_new = layout.get(keys, "r") + U64(lost)
+                r_new = removed_so_far + U64(lost)
                 # Too many removed, or too few sticks left to remove the rest.
                 ok &= (r_new <= U64(max_removed)) & (r_new + U64(undecided) >= U64(max_removed))
             # Prune by the unit-square relaxation (module bounds): R so far plus the
@@ -192,28 +223,30 @@ def step_point(layout: KeyLayout, state: State, i: int, j: int, *, bound: UnitSq
             so_far = removed + lost if table_mode else r_new.astype(np.int64)
             ok &= so_far <= threshold[small, s_index]
             idx = xp.flatnonzero(ok)
-            if len(idx) == 0:
-                continue
-            part = [word[idx] for word in kept[right]]
-            layout.put(part, "H", frontier[idx] | U64(right << i))
-            if not has_down:
-                layout.put(part, "t", U64(0))
-            elif not down:
-                layout.put(part, "t", U64(i + 1))
-            layout.put(part, "s", squares[idx])
-            if not table_mode:
-                layout.put(part, "r", r_new[idx])
-            parts.append((part, removed[idx] + lost, counts[idx]))
-    if not parts:
-        return ([xp.zeros(0, dtype=U64) for _ in range(layout.words)],
-                xp.zeros(0, dtype=np.int64), xp.zeros((0, len(primes)), dtype=U64))
-    keys = [xp.concatenate([q[0][wd] for q in parts]) for wd in range(layout.words)]
-    removed = xp.concatenate([q[1] for q in parts])
-    counts = xp.concatenate([q[2] for q in parts])
-    if table_mode:
-        return merge_equal_keys(keys, counts, primes, removed=removed, xp=xp)
-    keys, counts = merge_equal_keys(keys, counts, primes, xp=xp)
-    return keys, xp.zeros(len(keys[0]), dtype=np.int64), counts  # R lives in the key
+            if len(idx):
+                branches.append((right, down, lost, idx))
+    total = sum(len(idx) for *_, idx in branches)
+    new_keys = [xp.empty(total, dtype=U64) for _ in range(layout.words)]
+    new_removed = xp.empty(total, dtype=np.int64)
+    rows = xp.empty(total, dtype=np.int64)
+    at = 0
+    for right, down, lost, idx in branches:
+        part = [word[idx] for word in kept[right]]
+        layout.put(part, "H", frontier[idx] | U64(right << i))
+        if not has_down:
+            layout.put(part, "t", U64(0))
+        elif not down:
+            layout.put(part, "t", U64(i + 1))
+        layout.put(part, "s", squares[idx])
+        if not table_mode:
+            layout.put(part, "r", removed_so_far[idx] + U64(lost))
+        end = at + len(idx)
+        for word, value in zip(new_keys, part):
+            word[at:end] = value
+        new_removed[at:end] = removed[idx] + lost
+        rows[at:end] = idx + first
+        at = end
+    return new_keys, new_removed, rows
 
 
 def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
