@@ -267,7 +267,7 @@ def executor_for(
     * ``worker_even_alone``: a ``large`` CPU job whose units run faster in a worker process
       (its malloc set-up, :mod:`gpuqueens.worker_setup`) than in this one by much more than
       the process takes to start: by default it gets a worker process even when the machine
-      has room for only one (the 7×7 matchstick table: memory for one ~12 GB process).
+      has room for only one (the 7×7 matchstick table: memory for one ~6.4 GB process).
 
     Yields a :class:`Workers`. On leaving normally, the pool finishes its work and ends;
     on an exception (Ctrl-C included) its worker processes are ended at once.

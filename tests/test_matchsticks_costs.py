@@ -154,7 +154,7 @@ def test_table_model_scales_with_the_squares_asked_and_the_width():
     base = table_cost(5, 10, list(range(15)))
     assert table_cost(5, 10, list(range(30))).memory > 1.5 * base.memory
     assert table_cost(5, 30, list(range(15))).seconds > 3 * base.seconds
-    assert table_cost(7, 7, list(range(15))).memory > 8 * GiB  # measured: ~12 GB
+    assert table_cost(7, 7, list(range(15))).memory > 5 * GiB  # measured: ~6 GB
 
 
 def test_exact_model_is_small_near_every_stick_removed():
@@ -164,11 +164,12 @@ def test_exact_model_is_small_near_every_stick_removed():
 
 
 def test_exact_join_model_covers_the_measured_runs():
-    # measured (docs/matchsticks.md): 6×6 R = 22, S = 2: 4.0·10^6 live entries, 1.6 GB,
-    # 169 s; 7×7 R = 23, S = 5: 9.0·10^6, 3.8 GB, 268 s; the estimate is an upper bound ...
-    for h, w, r, s, memory, seconds in [(6, 6, 22, 2, 1.6e9, 169), (7, 7, 23, 5, 3.8e9, 268)]:
+    # measured (docs/matchsticks.md): 6×6 R = 22, S = 2: 4.0·10^6 live entries, 1.08 GB,
+    # 72 s; 7×7 R = 23, S = 5: 9.0·10^6, 1.63 GB, 58 s; the estimate is an upper bound, loose
+    # in time near the fewest R, where few pairs multiply (7×7: 25 times) ...
+    for h, w, r, s, memory, seconds in [(6, 6, 22, 2, 1.08e9, 72), (7, 7, 23, 5, 1.63e9, 58)]:
         cost = exact_join_cost(h, w, r, s)
-        assert memory <= cost.memory <= 4 * memory and seconds <= cost.seconds <= 10 * seconds
+        assert memory <= cost.memory <= 4 * memory and seconds <= cost.seconds <= 30 * seconds
     # ... that grows with the R window at the centre line and with the width
     assert exact_join_cost(6, 6, 30, 0).memory > exact_join_cost(6, 6, 19, 0).memory
     assert exact_join_cost(6, 9, 25, 2).memory > 5 * exact_join_cost(6, 6, 22, 2).memory

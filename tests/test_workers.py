@@ -102,7 +102,7 @@ def test_with_several_cores_the_default_starts_more_processes(tmp_path):
 
 
 def test_the_default_fits_in_memory(no_pools, monkeypatch):
-    # e.g. the 7x7 matchstick table: ~12 GB a process; 20 GB free and 8 cores give one
+    # e.g. a matchstick table of ~12 GB a process: 20 GB free and 8 cores give one
     monkeypatch.setattr(workers, "usable_cores", lambda: 8)
     monkeypatch.setattr(workers, "available_memory", lambda: 20e9)
     with workers.executor_for("cpu", large=True, units=72, memory_per_worker=12e9) as chosen:

@@ -44,7 +44,7 @@ MAX_CPU_TRANSFER_SHORT_SIDE = 13
 DEFAULT_SQUARES = range(15)
 #: A table expected to take at least this many seconds (:func:`.square_costs.table_cost`) is long
 #: enough to gain from worker processes: each starts in ~0.3 s but computes every round's
-#: half sweeps again (7×7: about a quarter of its time, ~13 GB per process), so only the joins
+#: half sweeps again (7×7: about a quarter of its time, ~6.4 GB per process), so only the joins
 #: of the centre patterns are shared out. 6×6 (seconds) stays in this process, 6×7
 #: (about a minute) and 7×7 use every core, as far as memory holds a process per core.
 TABLE_POOL_SECONDS = 30.0
@@ -308,8 +308,8 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     integers), each at most the grid's number of squares (default: S = 0..14, as far as
     the grid has squares); one S alone is asked as ``[S]``. The table comes from a
     meet-in-the-middle join at the centre column (``docs/matchsticks.md``): 6×6 in a few
-    seconds, 7×7 in about 6.5 minutes (2 cores) and ~13 GB on the CPU; the shorter side is limited
-    to 7. ``backend``: where the join (its half sweeps and its pairing) runs (``"auto"``:
+    seconds, 7×7 in about 5 minutes on 2 cores (~6.4 GB per process) on the CPU; the shorter
+    side is limited to 7. ``backend``: where the join (its half sweeps and its pairing) runs (``"auto"``:
     the GPU from a shorter side of 6 when one is usable); the result's ``backend`` says
     which. The table runs as work units through
     :func:`gpuqueens.runner.run_units`, one per round of the join and centre stick pattern:
@@ -320,7 +320,7 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     ``workers``: how many processes solve the units, as for :func:`gpuqueens.nqueens`.
     ``None`` (the default): every usable core for a table expected to take half a minute
     or more (6×7, 7×7), as many as memory holds (each process computes a round's half
-    sweeps once: ~12 GB for 7×7) and on the CPU at least one worker process, whose malloc
+    sweeps once: ~6.4 GB for 7×7) and on the CPU at least one worker process, whose malloc
     set-up suits the half sweeps' large arrays (:mod:`gpuqueens.worker_setup`); else this
     process; ``1``: this process only. Or ``executor``: any executor (threads, processes, a
     Dask cluster) spreads the units.
@@ -341,7 +341,7 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     h, w = orient(m, n)
     if h > MAX_JOIN_SHORT_SIDE:
         raise ValueError(f"{m}×{n}: the table is limited to a shorter side of {MAX_JOIN_SHORT_SIDE} "
-                         f"(7×7 takes ~6.5 minutes and ~13 GB of memory); got {h}")
+                         f"(7×7 takes ~5 minutes on 2 cores and ~6.4 GB of memory a process); got {h}")
     cost = table_cost(h, w, wanted)
     check_cost(cost)
     large = cost.seconds >= TABLE_POOL_SECONDS

@@ -26,9 +26,11 @@ __all__ = ["exact_cost", "exact_join_cost", "table_cost", "table_live", "entry_b
 #: Seconds per point step (NumPy calls) and per live entry and key-or-count word.
 SWEEP_STEP_SECONDS = 3e-4
 SWEEP_ENTRY_SECONDS = 8e-8
-#: Peak memory per live entry, in entries: the copies during a point step (two sides, the
-#: parts, the merge) and, for the table, the decoded parts (measured 8 to 12).
-SWEEP_COPIES = 10
+#: Peak memory per live entry, in entries: the copies during a point step (the entries
+#: before and after it, the merge's sorted copies) and, for the table, the decoded parts
+#: (measured 6.3 on 5×10, 5.7 on 6×7, 3.8 on 7×7: bench/calibrate_matchsticks.py; problem
+#: 2 by the centre join 6.4 on 6×6, R = 22, S = 2).
+SWEEP_COPIES = 7
 #: The unit-square bound's backward step: seconds per (state, slack) value.
 BOUND_VALUE_SECONDS = 4e-9
 

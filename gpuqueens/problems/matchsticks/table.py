@@ -42,8 +42,8 @@ from .pairing import JoinStats, Round, centre_patterns, join_centre, prepare_rou
 __all__ = ["table_rows", "run_levels", "merge_fewest", "round_units", "solve_round_unit",
            "MAX_JOIN_SHORT_SIDE"]
 
-#: Largest shorter side the join answers. 7×7 took 588 s and ~12 GB with 3.1·10^7 live
-#: entries (2026-11-21, 2 cores); 8×8 would need far more memory.
+#: Largest shorter side the join answers. 7×7 takes 302 s on 2 cores, 6.4 GB a process, with
+#: 3.1·10^7 live entries (2026-11-24); 8×8 would need ~10 times the memory.
 MAX_JOIN_SHORT_SIDE = 7
 #: 3: one checkpoint file, a ledger stage per round (2: a file per round; 1: sweep units).
 JOB_FORMAT = 3
