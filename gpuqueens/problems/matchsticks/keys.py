@@ -150,23 +150,29 @@ def merge_by_sorting(xp, keys, counts, primes, removed=None, rows=None):
     if len(keys[0]) == 0:
         counts = counts[:0]
         return (keys, counts) if removed is None else (keys, removed, counts)
+    # A sweep's merge holds several arrays of its entries' size: each is freed when done.
     order = None
     for word in ([] if removed is None else [removed]) + keys[::-1]:
         step = xp.argsort(word if order is None else word[order], kind="stable")
         order = step if order is None else order[step]
-    keys = [k[order] for k in keys]
+        del step
     change = xp.zeros(len(order), dtype=bool)
     change[0] = True
-    for k in keys:
+    ordered = [k[order] for k in keys]
+    for k in ordered:
         change[1:] |= k[1:] != k[:-1]
     starts = xp.flatnonzero(change)
-    counts = counts[order if rows is None else rows[order]]
-    merged = [k[starts] for k in keys]
+    merged = [k[starts] for k in ordered]
+    del ordered
+    counts = counts[order if rows is None else rows[order]]  # a copy: changed in place below
     if removed is None:
+        del order, change
         return merged, run_sums(xp, counts, starts, primes)
     removed = removed[order]
+    del order
     fewest = removed[starts]
-    counts *= (removed == fewest[xp.cumsum(change) - 1])[:, None].astype(U64)  # its own copy
+    counts *= (removed == fewest[xp.cumsum(change) - 1])[:, None].astype(U64)
+    del removed, change
     return merged, fewest, run_sums(xp, counts, starts, primes)
 
 
@@ -185,7 +191,9 @@ def run_sums(xp, values, starts, primes):
     ends = ends[:len(starts)] - 1          # no run at all: no end either
     sums = total[ends]
     sums[1:] -= total[starts[1:] - 1]
-    return sums % xp.asarray(primes, dtype=U64)
+    del total
+    sums %= xp.asarray(primes, dtype=U64)
+    return sums
 
 
 def bit_count(xp, words):
