@@ -28,7 +28,6 @@ Work units: one per centre pattern C (up to the top-bottom mirror), through
 from __future__ import annotations
 
 import functools
-import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -44,6 +43,7 @@ from .keys import U64, merge_equal_keys
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 from .pairing import (JoinStats, centre_patterns, feature_rows, penalty_scale, penalty_table,
                       staircase)
+from .round_cache import RoundCache, forget_join_leftovers
 from .sweep import SweepStats
 
 __all__ = ["ExactRound", "ExactGroups", "prepare_exact", "exact_groups", "bucket_pairs",
@@ -189,29 +189,29 @@ def exact_units(h: int, w: int, removed: int, squares: int,
             for C in centre_patterns(h)]
 
 
-_round_lock = threading.Lock()
-
-
-@functools.lru_cache(maxsize=1)
-def _prepared(h: int, w: int, removed: int, squares: int, max_entries: int | None,
-              backend: str) -> ExactRound:
+def _prepare(h: int, w: int, removed: int, squares: int, max_entries: int | None,
+             backend: str) -> ExactRound:
     from .gpu import array_module  # "gpu": the half sweeps on the device too
 
     return prepare_exact(h, w, removed, squares, max_entries, xp=array_module(backend))
+
+
+#: The round whose units this process solves (its half sweeps, built by its first unit).
+_rounds = RoundCache(_prepare, forget_join_leftovers)
 
 
 def solve_exact_unit(payload: Mapping[str, Any], stats: JoinStats | None = None,
                      backend: str = "cpu") -> tuple[int, ...]:
     """One unit: the residues of its centre pattern (picklable; halves cached per process).
     ``backend="gpu"``: half sweeps and pairing on the current CUDA device, same result."""
-    with _round_lock:
-        rnd = _prepared(payload["h"], payload["w"], payload["removed"], payload["squares"],
-                        payload["max_entries"], backend)
-    if backend == "gpu":
-        from .gpu_join import join_exact_centre_gpu
+    key = (payload["h"], payload["w"], payload["removed"], payload["squares"],
+           payload["max_entries"], backend)
+    with _rounds.using(*key) as rnd:
+        if backend == "gpu":
+            from .gpu_join import join_exact_centre_gpu
 
-        return tuple(join_exact_centre_gpu(rnd, payload["C"], stats))
-    return tuple(join_exact_centre(rnd, payload["C"], stats))
+            return tuple(join_exact_centre_gpu(rnd, payload["C"], stats))
+        return tuple(join_exact_centre(rnd, payload["C"], stats))
 
 
 def count_exact_join(m: int, n: int, *, removed: int, squares: int,
@@ -236,16 +236,12 @@ def count_exact_join(m: int, n: int, *, removed: int, squares: int,
         results = run_units(units, solve, job=job, description=f"{h}×{w}, R={removed}, S={squares}",
                             **run)
         if stats is not None:
-            rnd = _prepared(h, w, removed, squares, max_entries, backend)
-            stats.add_round(rnd)  # type: ignore[arg-type]  # the same fields as a Round's
+            with _rounds.using(h, w, removed, squares, max_entries, backend) as rnd:
+                stats.add_round(rnd)  # type: ignore[arg-type]  # the same fields as a Round's
         primes = primes_for_bound(binomial_bound(stick_count(h, w), removed), NARROW_PRIME_LIMIT)
         residues = [sum(result[k] for result in results.values()) % p
                     for k, p in enumerate(primes)]
         return crt(residues, primes)
-    finally:
-        _prepared.cache_clear()
+    finally:  # this process's copies of the round's parts and of the bound
+        _rounds.clear()
         unit_square_bound.cache_clear()
-        if backend == "gpu":
-            from .gpu_join import release_device_sides
-
-            release_device_sides()

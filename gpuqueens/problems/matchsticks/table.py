@@ -16,7 +16,7 @@ Work units: a round has one unit per centre stick pattern C (up to its top-botto
 the configurations with that C and the number of ways at it; the round's answer is the
 smallest R over the units with the counts at it added (:func:`merge_fewest`). The units
 of a round share the half sweeps, which a process computes once per round and keeps for
-the units it solves. Every round goes through :func:`gpuqueens.runner.run_units` (progress,
+the units it solves (:mod:`.round_cache`: forgotten after a minute without a unit). Every round goes through :func:`gpuqueens.runner.run_units` (progress,
 checkpoint, executors), as one *stage* of one run: a checkpoint is one file, and a resumed
 run reads the finished rounds back and goes on where it stopped.
 
@@ -29,7 +29,6 @@ run reads the finished rounds back and goes on where it stopped.
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -38,6 +37,7 @@ from ...worker_setup import keep_large_blocks
 from .bounds import unit_square_bound
 from .grid import orient, square_count, stick_count
 from .pairing import JoinStats, Round, centre_patterns, join_centre, prepare_round
+from .round_cache import RoundCache, forget_join_leftovers
 
 __all__ = ["table_rows", "run_levels", "merge_fewest", "round_units", "solve_round_unit",
            "MAX_JOIN_SHORT_SIDE"]
@@ -132,23 +132,22 @@ def round_units(h: int, w: int, caps: dict[int, int], level: int, index: int,
     ]
 
 
-_round_lock = threading.Lock()
-
-
-@functools.lru_cache(maxsize=1)
-def _prepared(h: int, w: int, caps: tuple[tuple[int, int], ...], level: int,
-              max_entries: int | None, slack: int, backend: str) -> Round:
+def _prepare(h: int, w: int, caps: tuple[tuple[int, int], ...], level: int,
+             max_entries: int | None, slack: int, backend: str) -> Round:
     from .gpu import array_module  # "gpu": the half sweeps on the device too
 
     keep_large_blocks()  # in a worker process: the sweeps' arrays are hundreds of MiB
     return prepare_round(h, w, dict(caps), level, max_entries, slack, xp=array_module(backend))
 
 
-def _round_of(payload: Mapping[str, Any], backend: str) -> Round:
+#: The round whose units this process solves (its half sweeps, built by its first unit).
+_rounds = RoundCache(_prepare, forget_join_leftovers)
+
+
+def _round_key(payload: Mapping[str, Any], backend: str) -> tuple:
     caps = tuple((int(q), int(c)) for q, c in payload["caps"])
-    with _round_lock:  # threads of one process share one copy of the round's parts
-        return _prepared(payload["h"], payload["w"], caps, payload["level"],
-                         payload["max_entries"], payload["slack"], backend)
+    return (payload["h"], payload["w"], caps, payload["level"], payload["max_entries"],
+            payload["slack"], backend)
 
 
 def solve_round_unit(payload: Mapping[str, Any], stats: JoinStats | None = None,
@@ -157,14 +156,16 @@ def solve_round_unit(payload: Mapping[str, Any], stats: JoinStats | None = None,
     ``backend="gpu"``: the half sweeps and the pairing run on the current CUDA device
     (:mod:`.halves` on CuPy arrays, :mod:`.gpu_join`), with the same result.
 
-    Picklable, so process pools and Dask can run it; the half sweeps are cached per process.
+    Picklable, so process pools and Dask can run it; the half sweeps are kept per process
+    (:mod:`.round_cache`).
     """
-    if backend == "gpu":
-        from .gpu_join import join_centre_gpu
+    with _rounds.using(*_round_key(payload, backend)) as rnd:
+        if backend == "gpu":
+            from .gpu_join import join_centre_gpu
 
-        found = join_centre_gpu(_round_of(payload, backend), payload["C"], stats)
-    else:
-        found = join_centre(_round_of(payload, backend), payload["C"], stats)
+            found = join_centre_gpu(rnd, payload["C"], stats)
+        else:
+            found = join_centre(rnd, payload["C"], stats)
     return tuple(v for q, _ in payload["caps"] for v in found.get(q, (-1, 0)))
 
 
@@ -207,7 +208,8 @@ def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any]
         results = run_units(units, solve, job=job, stage=f"round{index}",
                             description=f"{h}×{w} table, round {index}", **run)
         if stats is not None:
-            stats.add_round(_round_of(units[0].payload, backend))
+            with _rounds.using(*_round_key(units[0].payload, backend)) as rnd:
+                stats.add_round(rnd)
         found: dict[int, tuple[int, int]] = {}
         for flat in results.values():
             merge_fewest(found, _decode(caps, flat))
@@ -216,9 +218,5 @@ def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any]
     try:
         return run_levels(h, w, wanted, run_round)
     finally:  # this process's copies of the last round's parts and of the bound
-        _prepared.cache_clear()
+        _rounds.clear()
         unit_square_bound.cache_clear()
-        if backend == "gpu":
-            from .gpu_join import release_device_sides
-
-            release_device_sides()
