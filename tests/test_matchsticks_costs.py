@@ -195,3 +195,16 @@ def test_gpu_estimate_follows_the_methods_own_work_count(h, w, top):
 def test_gpu_method_refuses_grids_with_too_few_primes():
     with pytest.raises(ValueError, match="too many sticks for the GPU method"):
         transfer_cost(20, 2000, 2 * 20 * 2001, "gpu")
+
+
+def test_a_sweep_on_the_gpu_leaves_room_for_the_device_paths_copies():
+    import numpy as np
+    from fake_cupy import make_fake_cupy
+
+    fake = make_fake_cupy({})
+    assert square_costs.sweep_copies(np) == square_costs.SWEEP_COPIES
+    assert square_costs.sweep_copies(fake) == square_costs.DEVICE_SWEEP_COPIES
+    assert square_costs.DEVICE_SWEEP_COPIES > square_costs.SWEEP_COPIES  # measured 5.0 + scratch
+    limit = square_costs.live_entry_limit(None, 2, 3, available=GiB,
+                                          copies=square_costs.sweep_copies(fake))
+    assert limit == GiB // (square_costs.DEVICE_SWEEP_COPIES * 48)

@@ -32,7 +32,7 @@ import numpy as np
 
 from .bounds import unit_square_bound
 from .keys import ONE, U64, KeyLayout, bit_count
-from .square_costs import live_entry_limit, memory_for_entries
+from .square_costs import live_entry_limit, memory_for_entries, sweep_copies
 from .sweep import SweepStats, step_point, too_many_entries
 
 __all__ = ["Parts", "half_parts", "exact_half_parts", "crossing_squares", "closing_bits",
@@ -89,7 +89,8 @@ def _half_sweep(h, w, stops, max_squares, caps, bound, primes, max_entries, stat
     Returns ``{stop: (keys, removed, counts)}`` for each stop asked and the key layout.
     """
     layout = KeyLayout(h, w, max_squares, exact_removed)
-    limit = live_entry_limit(max_entries, layout.words, len(primes), memory_for_entries(xp))
+    limit = live_entry_limit(max_entries, layout.words, len(primes), memory_for_entries(xp),
+                             sweep_copies(xp))
     keys = [xp.zeros(1, dtype=U64) for _ in range(layout.words)]
     removed = xp.zeros(1, dtype=np.int64)
     counts = xp.ones((1, len(primes)), dtype=U64)

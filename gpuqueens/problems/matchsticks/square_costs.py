@@ -18,7 +18,7 @@ from .costs import Cost, amount, prime_count, prime_search_seconds
 from .grid import stick_count
 
 __all__ = ["exact_cost", "exact_join_cost", "table_cost", "table_live", "entry_bytes",
-           "memory_for_entries", "live_entry_limit"]
+           "memory_for_entries", "live_entry_limit", "sweep_copies"]
 
 
 # -- the square-tracking sweep (sweep.py, halves.py) --------------------------------------
@@ -31,6 +31,10 @@ SWEEP_ENTRY_SECONDS = 8e-8
 #: (measured 6.3 on 5×10, 5.7 on 6×7, 3.8 on 7×7: bench/calibrate_matchsticks.py; problem
 #: 2 by the centre join 6.4 on 6×6, R = 22, S = 2).
 SWEEP_COPIES = 7
+#: The same on the GPU path (a stable argsort per key word, cumulative sums): 5.0 measured
+#: on the CuPy stand-in (7×7), to which a device adds its radix sort's scratch and the
+#: memory pool's cached blocks; kept at the former figure until measured on a device.
+DEVICE_SWEEP_COPIES = 10
 #: The unit-square bound's backward step: seconds per (state, slack) value.
 BOUND_VALUE_SECONDS = 4e-9
 
@@ -60,9 +64,9 @@ def _key_words(h: int, w: int, squares: int, removed: int | None) -> int:
 
 
 def live_entry_limit(max_entries: int | None, words: int, primes: int,
-                     available: float | None = None) -> int:
+                     available: float | None = None, copies: int = SWEEP_COPIES) -> int:
     """The most live entries a sweep may hold: as many as this machine's memory holds with
-    their copies during a point step, and at most ``max_entries`` if given.
+    their ``copies`` during a point step, and at most ``max_entries`` if given.
 
     >>> live_entry_limit(None, 2, 3, available=2**30) == 2**30 // (SWEEP_COPIES * 48)
     True
@@ -71,8 +75,13 @@ def live_entry_limit(max_entries: int | None, words: int, primes: int,
         available = available_memory()
     limit = max_entries if max_entries is not None else 1 << 62
     if available is not None:
-        limit = min(limit, int(available // (SWEEP_COPIES * entry_bytes(words, primes))))
+        limit = min(limit, int(available // (copies * entry_bytes(words, primes))))
     return max(1, limit)
+
+
+def sweep_copies(xp) -> int:
+    """Peak memory of a sweep on array module ``xp``, in live entries' bytes."""
+    return SWEEP_COPIES if xp is np else DEVICE_SWEEP_COPIES
 
 
 def memory_for_entries(xp) -> float | None:

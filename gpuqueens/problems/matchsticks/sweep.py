@@ -54,7 +54,8 @@ import numpy as np
 
 from ...estimates import format_bytes
 from .bounds import UnitSquareBound
-from .square_costs import SWEEP_COPIES, entry_bytes, live_entry_limit, memory_for_entries
+from .square_costs import (SWEEP_COPIES, entry_bytes, live_entry_limit, memory_for_entries,
+                           sweep_copies)
 from .grid import orient, square_count, stick_count
 from .keys import ONE, U64, KeyLayout, merge_equal_keys
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
@@ -267,7 +268,8 @@ def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
     layout = KeyLayout(h, w, max_squares, None if table_mode else max_removed)
     primes_list = primes_for_bound(binomial_bound(sticks, max_removed), NARROW_PRIME_LIMIT)
     primes = xp.asarray(np.array(primes_list, dtype=U64))
-    limit = live_entry_limit(max_entries, layout.words, len(primes), memory_for_entries(xp))
+    limit = live_entry_limit(max_entries, layout.words, len(primes), memory_for_entries(xp),
+                             sweep_copies(xp))
     keys = [xp.zeros(1, dtype=U64) for _ in range(layout.words)]
     removed = xp.zeros(1, dtype=np.int64)
     counts = xp.ones((1, len(primes)), dtype=U64)
