@@ -165,11 +165,11 @@ def test_exact_model_is_small_near_every_stick_removed():
 
 def test_exact_join_model_covers_the_measured_runs():
     # measured (docs/matchsticks.md): 6×6 R = 22, S = 2: 4.0·10^6 live entries, 1.08 GB,
-    # 72 s; 7×7 R = 23, S = 5: 9.0·10^6, 1.63 GB, 58 s; the estimate is an upper bound, loose
-    # in time near the fewest R, where few pairs multiply (7×7: 25 times) ...
-    for h, w, r, s, memory, seconds in [(6, 6, 22, 2, 1.08e9, 72), (7, 7, 23, 5, 1.63e9, 58)]:
+    # 72 s; 7×7 R = 23, S = 5: 9.0·10^6, 1.66 GB, 42 s; the estimate is an upper bound, loose
+    # in time near the fewest R, where few pairs multiply (7×7: 35 times) ...
+    for h, w, r, s, memory, seconds in [(6, 6, 22, 2, 1.08e9, 72), (7, 7, 23, 5, 1.66e9, 42)]:
         cost = exact_join_cost(h, w, r, s)
-        assert memory <= cost.memory <= 4 * memory and seconds <= cost.seconds <= 30 * seconds
+        assert memory <= cost.memory <= 4 * memory and seconds <= cost.seconds <= 40 * seconds
     # ... that grows with the R window at the centre line and with the width
     assert exact_join_cost(6, 6, 30, 0).memory > exact_join_cost(6, 6, 19, 0).memory
     assert exact_join_cost(6, 9, 25, 2).memory > 5 * exact_join_cost(6, 6, 22, 2).memory

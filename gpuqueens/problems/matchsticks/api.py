@@ -308,7 +308,7 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     integers), each at most the grid's number of squares (default: S = 0..14, as far as
     the grid has squares); one S alone is asked as ``[S]``. The table comes from a
     meet-in-the-middle join at the centre column (``docs/matchsticks.md``): 6×6 in a few
-    seconds, 7×7 in about 5 minutes on 2 cores (~6.4 GB per process) on the CPU; the shorter
+    seconds, 7×7 in about 4 minutes on 2 cores (~6.5 GB per process) on the CPU; the shorter
     side is limited to 7. ``backend``: where the join (its half sweeps and its pairing) runs (``"auto"``:
     the GPU from a shorter side of 6 when one is usable); the result's ``backend`` says
     which. The table runs as work units through
@@ -341,7 +341,7 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     h, w = orient(m, n)
     if h > MAX_JOIN_SHORT_SIDE:
         raise ValueError(f"{m}×{n}: the table is limited to a shorter side of {MAX_JOIN_SHORT_SIDE} "
-                         f"(7×7 takes ~5 minutes on 2 cores and ~6.4 GB of memory a process); got {h}")
+                         f"(7×7 takes ~4 minutes on 2 cores and ~6.5 GB of memory a process); got {h}")
     cost = table_cost(h, w, wanted)
     check_cost(cost)
     large = cost.seconds >= TABLE_POOL_SECONDS

@@ -159,9 +159,13 @@ def join_exact_centre(rnd: ExactRound, C: int, stats: JoinStats | None = None) -
         xright = rnd.left.xbits_mirrored if rnd.symmetric else rnd.right.xbits
         right_penalty = penalty_table(h, C)
         for a0, a1, b0, b1, weight in bucket_pairs(gl, gr, rest, rnd.symmetric):
-            rows = _rows(gl, a0, a1, rnd.left.xbits, rnd.left_penalty, True)
-            cols = _rows(gr, b0, b1, xright, right_penalty, False)
-            for i0, i1, j0, j1 in staircase(gl.s[a0:a1], gr.s[b0:b1], S, False):
+            blocks = staircase(gl.s[a0:a1], gr.s[b0:b1], S, False)
+            # rows only for the groups the staircase reaches (a prefix of each run)
+            top = max((i1 for _, i1, _, _ in blocks), default=0)
+            width = max((j1 for _, _, _, j1 in blocks), default=0)
+            rows = _rows(gl, a0, a0 + top, rnd.left.xbits, rnd.left_penalty, True)
+            cols = _rows(gr, b0, b0 + width, xright, right_penalty, False)
+            for i0, i1, j0, j1 in blocks:
                 values = rows[i0:i1] @ cols[j0:j1].T
                 stats.pairs += values.size
                 hit = np.flatnonzero(values.ravel() == S)

@@ -252,11 +252,17 @@ def join_centre(rnd: Round, C: int, stats: JoinStats | None = None) -> dict[int,
     gr = gl if symmetric else _groups(right, C, max_squares, primes)
     stats.groups += len(gl.H)
     if len(gl.H) and len(gr.H):
-        rows = feature_rows(gl.X, gl.H, gl.base + 2 * removed_c, left.xbits, rnd.left_penalty,
-                            True)
-        cols = feature_rows(gr.X, gr.H, gr.base, left.xbits_mirrored if symmetric else
-                            right.xbits, penalty_table(h, C), False)
-        for i0, i1, j0, j1 in staircase(gl.base, gr.base, limit, symmetric):
+        blocks = staircase(gl.base, gr.base, limit, symmetric)
+        # Rows only for the groups the staircase reaches: sorted by score, they are a prefix
+        # of each side (7×7: 1-10% of the groups, whose rows took half a unit's time).
+        top = max((i1 for _, i1, _, _ in blocks), default=0)
+        width = max((j1 for _, _, _, j1 in blocks), default=0)
+        rows = feature_rows(gl.X[:top], gl.H[:top], gl.base[:top] + 2 * removed_c, left.xbits,
+                            rnd.left_penalty, True)
+        cols = feature_rows(gr.X[:width], gr.H[:width], gr.base[:width],
+                            left.xbits_mirrored if symmetric else right.xbits,
+                            penalty_table(h, C), False)
+        for i0, i1, j0, j1 in blocks:
             values = rows[i0:i1] @ cols[j0:j1].T
             stats.pairs += values.size
             hit = np.flatnonzero(values.ravel() <= level)
