@@ -44,7 +44,7 @@ MAX_CPU_TRANSFER_SHORT_SIDE = 13
 DEFAULT_SQUARES = range(15)
 #: A table expected to take at least this many seconds (:func:`.square_costs.table_cost`) is long
 #: enough to gain from worker processes: each starts in ~0.3 s but computes every round's
-#: half sweeps again (7×7: about a quarter of its time, ~6.4 GB per process), so only the joins
+#: half sweeps again (7×7: about half of its time, ~6 GB per process), so only the joins
 #: of the centre patterns are shared out. 6×6 (seconds) stays in this process, 6×7
 #: (about a minute) and 7×7 use every core, as far as memory holds a process per core.
 TABLE_POOL_SECONDS = 30.0
@@ -308,7 +308,7 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     integers), each at most the grid's number of squares (default: S = 0..14, as far as
     the grid has squares); one S alone is asked as ``[S]``. The table comes from a
     meet-in-the-middle join at the centre column (``docs/matchsticks.md``): 6×6 in a few
-    seconds, 7×7 in about 4 minutes on 2 cores (~6.5 GB per process) on the CPU; the shorter
+    seconds, 7×7 in about 3 minutes on 2 cores (~6 GB per process) on the CPU; the shorter
     side is limited to 7. ``backend``: where the join (its half sweeps and its pairing) runs (``"auto"``:
     the GPU from a shorter side of 6 when one is usable); the result's ``backend`` says
     which. The table runs as work units through
@@ -341,7 +341,7 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     h, w = orient(m, n)
     if h > MAX_JOIN_SHORT_SIDE:
         raise ValueError(f"{m}×{n}: the table is limited to a shorter side of {MAX_JOIN_SHORT_SIDE} "
-                         f"(7×7 takes ~4 minutes on 2 cores and ~6.5 GB of memory a process); got {h}")
+                         f"(7×7 takes ~3 minutes on 2 cores and ~6 GB of memory a process); got {h}")
     cost = table_cost(h, w, wanted)
     check_cost(cost)
     large = cost.seconds >= TABLE_POOL_SECONDS

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .grid import centre_removed, centre_weight
-from .join_blocks import exact_blocks, table_blocks, windows_for
+from .join_blocks import exact_blocks, reachable_groups, table_blocks, windows_for
 from .join_groups import DeviceParts, SideGroups, side_groups
 from .join_twin import CHUNK, GroupArrays, centre_masks, pair_bins
 from .modular import crt
@@ -139,7 +139,7 @@ def table_centre(sides: Sides, rnd, C: int, pairing: Pairing, stats=None) -> dic
     removed_c = centre_removed(C, h)
     gl, gr = _both(sides, C, max(caps), primes)
     if stats is not None:
-        stats.groups += len(gl.groups)
+        stats.groups += reachable_groups(sides.xp, gl.score, gr.score, level - 2 * removed_c)
     blocks = table_blocks(sides.xp, gl.score, gr.score, level - 2 * removed_c, sides.right is None)
     ranges = {q: (rnd.lower[q], c) for q, c in caps.items()}
     windows, bins = windows_for(ranges, max(caps))

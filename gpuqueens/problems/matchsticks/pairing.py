@@ -55,7 +55,7 @@ class JoinStats:
     rounds: int = 0
     parts: list[int] = None  # type: ignore[assignment]  # parts per half, per round
     max_live: int = 0        # most live entries in a half sweep
-    groups: int = 0          # left groups summed over C
+    groups: int = 0          # left groups within reach of the round's level, summed over C
     pairs: int = 0           # matrix entries computed in the join
     hits: int = 0            # pairs passing the score cut
     sweep_seconds: float = 0.0
@@ -125,13 +125,17 @@ class _Groups:
     counts: np.ndarray
 
 
-def _groups(parts: Parts, C: int, max_squares: int, primes: np.ndarray) -> _Groups:
-    """Fix the centre sticks C: close the centre squares, keep the fewest r per (H, X, s').
+def _groups(parts: Parts, s: np.ndarray, max_squares: int, primes: np.ndarray,
+            most: int) -> _Groups:
+    """The groups of a centre pattern C: the fewest r per (H, X, s') with the counts at it,
+    ``s`` the parts' squares with C's centre squares (:meth:`.halves.Parts.squares_with_centre`).
 
-    The parts are ordered by (H, X, r), so the key sort below meets nearly sorted keys.
+    Only the groups whose base s' + 2r is at most ``most`` are kept, from the parts with
+    s' + 2r <= most alone: a part above it is either not at its group's fewest r (its count
+    is not wanted) or at it, and then its whole group is above. The parts are ordered by
+    (H, X, r), so the key sort below meets nearly sorted keys.
     """
-    s = parts.squares_with_centre(C)
-    ok = np.flatnonzero(s <= max_squares)
+    ok = np.flatnonzero((s <= max_squares) & (s + 2 * parts.r <= most))
     key = parts.hx[ok] * (max_squares + 1) + s[ok]
     (key,), fewest, counts = merge_equal_keys([key], parts.counts, primes,
                                               removed=parts.r[ok], rows=ok)
@@ -145,6 +149,13 @@ def _groups(parts: Parts, C: int, max_squares: int, primes: np.ndarray) -> _Grou
 
 #: float32 holds every integer below 2^24 exactly, so the levels must stay below it.
 _EXACT_FLOAT32 = 1 << 24
+
+
+def _least_base(parts: Parts, s: np.ndarray, max_squares: int) -> int:
+    """The least s' + 2r of the parts with at most ``max_squares`` squares (a large number
+    where there are none: then nothing pairs)."""
+    base = (s + 2 * parts.r)[s <= max_squares]
+    return int(base.min()) if len(base) else 1 << 40
 
 
 def penalty_scale(level: int) -> float:
@@ -248,8 +259,13 @@ def join_centre(rnd: Round, C: int, stats: JoinStats | None = None) -> dict[int,
     weight_c = centre_weight(C, h)
     removed_c = centre_removed(C, h)
     limit = level - 2 * removed_c
-    gl = _groups(left, C, max_squares, primes)
-    gr = gl if symmetric else _groups(right, C, max_squares, primes)
+    # A pair needs base_a + base_b <= limit, and a side's least base is its least s' + 2r
+    # over the parts, so each side keeps the groups up to limit minus the other's least.
+    sl = left.squares_with_centre(C)
+    sr = sl if symmetric else right.squares_with_centre(C)
+    low_l, low_r = _least_base(left, sl, max_squares), _least_base(right, sr, max_squares)
+    gl = _groups(left, sl, max_squares, primes, limit - low_r)
+    gr = gl if symmetric else _groups(right, sr, max_squares, primes, limit - low_l)
     stats.groups += len(gl.H)
     if len(gl.H) and len(gr.H):
         blocks = staircase(gl.base, gr.base, limit, symmetric)
