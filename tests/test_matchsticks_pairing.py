@@ -1,5 +1,7 @@
 """The centre join's pairing of one round (pairing.py): rounds solved pattern by pattern."""
 
+import pytest
+
 from gpuqueens.problems.matchsticks.bruteforce import brute_table
 from gpuqueens.problems.matchsticks.grid import mirror_pattern, square_count, stick_count
 from gpuqueens.problems.matchsticks.pairing import (JoinStats, centre_patterns, join_centre,
@@ -39,3 +41,23 @@ def test_a_round_at_a_level_past_4096_counts_no_incompatible_pair():
     everything = range(square_count(h, w) + 1)
     found, _ = whole_round(h, w, {q: stick_count(h, w) for q in everything}, 5000)
     assert [(q, *found.get(q, (None, 0))) for q in everything] == brute_table(h, w, everything)
+
+
+@pytest.mark.parametrize("h, w, level", [(4, 4, 30), (4, 5, 34), (5, 5, 44)])
+def test_groups_from_the_parts_within_reach_are_the_groups_within_reach(h, w, level):
+    # join_centre builds a side's groups only from parts with s' + 2r <= most: they must be
+    # exactly the groups of all parts whose base is <= most, with the same counts
+    from gpuqueens.problems.matchsticks import pairing
+
+    rnd = pairing.prepare_round(h, w, {q: (level - q) // 2 for q in range(10)}, level)
+    for C in pairing.centre_patterns(h):
+        s = rnd.right.squares_with_centre(C)
+        every = pairing._groups(rnd.right, s, 9, rnd.primes, 1 << 40)
+        for most in sorted(set(every.base.tolist()))[::3]:
+            kept = pairing._groups(rnd.right, s, 9, rnd.primes, most)
+            within = every.base <= most
+            assert 0 < len(kept.H) == within.sum()
+            key = lambda g: sorted(zip(g.H.tolist(), g.X.tolist(), g.s.tolist(), g.r.tolist(),
+                                       map(tuple, g.counts.tolist())))
+            assert key(kept) == key(pairing._Groups(*(a[within] for a in (
+                every.H, every.s, every.r, every.base, every.X, every.counts))))
