@@ -35,8 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .grid import centre_removed, centre_weight
-from .join_blocks import exact_blocks, reachable_groups, table_blocks, windows_for
-from .join_groups import DeviceParts, SideGroups, side_groups
+from .join_blocks import exact_blocks, table_blocks, windows_for
+from .join_groups import DeviceParts, SideGroups, least_base, side_groups
 from .join_twin import CHUNK, GroupArrays, centre_masks, pair_bins
 from .modular import crt
 
@@ -119,12 +119,19 @@ def device_sides(xp, rnd) -> Sides:
     return Sides(xp, left, None if rnd.symmetric else DeviceParts.of(xp, rnd.right))
 
 
-def _both(sides: Sides, C: int, max_squares: int, primes,
-          every_r: bool = False) -> tuple[SideGroups, SideGroups]:
-    gl = side_groups(sides.xp, sides.left, C, max_squares, primes, every_r)
-    if sides.right is None:
-        return gl, gl.mirrored(sides.left.xwords_mirrored)
-    return gl, side_groups(sides.xp, sides.right, C, max_squares, primes, every_r)
+def _both(sides: Sides, C: int, max_squares: int, primes, every_r: bool = False,
+          limit: int | None = None) -> tuple[SideGroups, SideGroups]:
+    """Both sides' groups; with ``limit`` (the table) only those that can pair within it."""
+    xp, left, right = sides.xp, sides.left, sides.right
+    most_l = most_r = None
+    if limit is not None:   # each side up to the limit minus the other side's least score
+        low_l = least_base(xp, left, C, max_squares)
+        low_r = low_l if right is None else least_base(xp, right, C, max_squares)
+        most_l, most_r = limit - low_r, limit - low_l
+    gl = side_groups(xp, left, C, max_squares, primes, every_r, most_l)
+    if right is None:
+        return gl, gl.mirrored(left.xwords_mirrored)
+    return gl, side_groups(xp, right, C, max_squares, primes, every_r, most_r)
 
 
 def _weighted(residues: np.ndarray, primes: np.ndarray, weight: int) -> list[int]:
@@ -137,9 +144,9 @@ def table_centre(sides: Sides, rnd, C: int, pairing: Pairing, stats=None) -> dic
     begin = time.perf_counter()
     h, caps, level, primes = rnd.h, rnd.caps, rnd.level, rnd.primes
     removed_c = centre_removed(C, h)
-    gl, gr = _both(sides, C, max(caps), primes)
+    gl, gr = _both(sides, C, max(caps), primes, limit=level - 2 * removed_c)
     if stats is not None:
-        stats.groups += reachable_groups(sides.xp, gl.score, gr.score, level - 2 * removed_c)
+        stats.groups += len(gl.groups)
     blocks = table_blocks(sides.xp, gl.score, gr.score, level - 2 * removed_c, sides.right is None)
     ranges = {q: (rnd.lower[q], c) for q, c in caps.items()}
     windows, bins = windows_for(ranges, max(caps))

@@ -25,7 +25,7 @@ import numpy as np
 
 from .join_twin import BLOCK_ROWS, MAX_COLUMNS
 
-__all__ = ["table_blocks", "exact_blocks", "windows_for", "reachable_groups"]
+__all__ = ["table_blocks", "exact_blocks", "windows_for"]
 
 
 def _host(values) -> np.ndarray:
@@ -72,15 +72,6 @@ def table_blocks(xp, left_score, right_score, limit: int, symmetric: bool) -> np
     weights = 1 | (2 if symmetric else 1) << 8
     return _row_blocks(xp, left_score, right_score, 0, top, 0, len(right_score), limit,
                        symmetric, weights).astype(np.int32)
-
-
-def reachable_groups(xp, left_score, right_score, limit: int) -> int:
-    """How many left groups (scores sorted) can pair with a right group within ``limit``:
-    the groups the CPU's join builds, which :class:`.pairing.JoinStats` counts."""
-    if len(left_score) == 0 or len(right_score) == 0:
-        return 0
-    bound = limit - int(_host(right_score[:1])[0])
-    return int(_host(xp.searchsorted(left_score, xp.asarray([bound]), side="right"))[0])
 
 
 def exact_blocks(xp, left_r, left_score, right_r, right_score, removed: int, limit: int,

@@ -31,7 +31,7 @@ from .halves import Parts, closing_bits
 from .join_twin import GroupArrays
 from .keys import bit_count, run_starts, run_sums
 
-__all__ = ["DeviceParts", "SideGroups", "side_groups"]
+__all__ = ["DeviceParts", "SideGroups", "side_groups", "least_base"]
 
 
 @dataclass
@@ -73,14 +73,31 @@ class SideGroups:
                           self.X)
 
 
+def _squares(xp, parts: DeviceParts, C: int):
+    """The parts' squares once C closes the centre squares it completes."""
+    closing = closing_bits(parts.yrows, C)   # the centre squares C closes
+    return parts.s + bit_count(xp, parts.ybits & np.uint64(closing)) if closing else parts.s
+
+
+def least_base(xp, parts: DeviceParts, C: int, max_squares: int) -> int:
+    """The least s' + 2r of a side's parts with at most ``max_squares`` squares, which is
+    its groups' least score (a large number where there are none: nothing pairs)."""
+    s = _squares(xp, parts, C)
+    base = (s + 2 * parts.r)[s <= max_squares]
+    return int(base.min()) if len(base) else 1 << 40
+
+
 def side_groups(xp, parts: DeviceParts, C: int, max_squares: int,
-                primes: np.ndarray, every_r: bool = False) -> SideGroups:
+                primes: np.ndarray, every_r: bool = False, most: int | None = None) -> SideGroups:
     """The groups of one side for centre pattern C: the fewest r per group key (the table),
     or with ``every_r`` one group per (group key, r) with all its counts (problem 2, whose
-    parts have exact removals)."""
-    closing = closing_bits(parts.yrows, C)   # the centre squares C closes
-    s = parts.s + bit_count(xp, parts.ybits & np.uint64(closing)) if closing else parts.s
-    ok = xp.flatnonzero(s <= max_squares)
+    parts have exact removals). ``most``: only the groups with a score s' + 2r up to it,
+    from the parts with s' + 2r up to it (:func:`.pairing.join_centre` says why)."""
+    s = _squares(xp, parts, C)
+    keep = s <= max_squares
+    if most is not None:
+        keep &= s + 2 * parts.r <= most
+    ok = xp.flatnonzero(keep)
     r = parts.r[ok]
     top = int(r.max()) if len(r) else 0
     group_key = parts.hx[ok] * (max_squares + 1) + s[ok]
