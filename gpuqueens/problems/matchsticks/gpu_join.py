@@ -36,7 +36,7 @@ import numpy as np
 
 from .grid import centre_removed, centre_weight
 from .join_blocks import exact_blocks, table_blocks, windows_for
-from .join_groups import DeviceParts, SideGroups, least_base, side_groups
+from .join_groups import DeviceParts, SideGroups, side_groups, side_least_score
 from .join_twin import CHUNK, GroupArrays, centre_masks, pair_bins
 from .modular import crt
 
@@ -125,8 +125,8 @@ def _both(sides: Sides, C: int, max_squares: int, primes, every_r: bool = False,
     xp, left, right = sides.xp, sides.left, sides.right
     most_l = most_r = None
     if limit is not None:   # each side up to the limit minus the other side's least score
-        low_l = least_base(xp, left, C, max_squares)
-        low_r = low_l if right is None else least_base(xp, right, C, max_squares)
+        low_l = side_least_score(xp, left, C, max_squares)
+        low_r = low_l if right is None else side_least_score(xp, right, C, max_squares)
         most_l, most_r = limit - low_r, limit - low_l
     gl = side_groups(xp, left, C, max_squares, primes, every_r, most_l)
     if right is None:

@@ -35,8 +35,8 @@ from .keys import ONE, U64, KeyLayout, bit_count
 from .square_costs import live_entry_limit, memory_for_entries, sweep_copies
 from .sweep import SweepStats, step_point, too_many_entries
 
-__all__ = ["Parts", "half_parts", "exact_half_parts", "crossing_squares", "closing_bits",
-           "MAX_CROSSING_SQUARES"]
+__all__ = ["Parts", "half_parts", "exact_half_parts", "crossing_squares", "centre_squares",
+           "least_score", "MAX_CROSSING_SQUARES"]
 
 #: The crossing squares' bits share one uint64 per part: 42 for 7×7 (56 on longer grids
 #: with h = 7), 64 for 8×8, 70 for 8×9.
@@ -62,14 +62,23 @@ class Parts:
     def squares_with_centre(self, C: int) -> np.ndarray:
         """Each part's squares once the centre sticks are C: its own, plus the centre
         squares that C completes (all of whose sticks the part and C keep)."""
-        closing = closing_bits(self.yrows, C)
-        return self.s + bit_count(np, self.ybits & U64(closing)) if closing else self.s
+        return centre_squares(np, self.s, self.ybits, self.yrows, C)
 
 
-def closing_bits(yrows: list, C: int) -> int:
-    """The centre squares (bit k: ``yrows[k]``, the C sticks square k needs) whose side on
-    the centre line the sticks C keep."""
-    return sum(1 << k for k, rows in enumerate(yrows) if (C & rows) == rows)
+def centre_squares(xp, s, ybits, yrows: list, C: int):
+    """Parts' squares ``s`` plus the centre squares (bit k of ``ybits``: the part keeps
+    square k, which needs the C sticks ``yrows[k]``) that the centre sticks C complete; the
+    arrays on module ``xp``."""
+    closing = sum(1 << k for k, rows in enumerate(yrows) if (C & rows) == rows)
+    return s + bit_count(xp, ybits & U64(closing)) if closing else s
+
+
+def least_score(s, r, max_squares: int) -> int:
+    """The least s' + 2r of the parts (squares ``s`` with the centre's, removals ``r``; any
+    array module) with at most ``max_squares`` squares, which is also the least score of
+    their groups; a large number where there are none (then nothing pairs)."""
+    score = (s + 2 * r)[s <= max_squares]
+    return int(score.min()) if len(score) else 1 << 40
 
 
 def crossing_squares(h: int, w: int) -> list[tuple[int, int, int]]:

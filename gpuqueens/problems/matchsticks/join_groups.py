@@ -27,11 +27,11 @@ from typing import Any
 
 import numpy as np
 
-from .halves import Parts, closing_bits
+from .halves import Parts, centre_squares, least_score
 from .join_twin import GroupArrays
-from .keys import bit_count, run_starts, run_sums
+from .keys import run_starts, run_sums
 
-__all__ = ["DeviceParts", "SideGroups", "side_groups", "least_base"]
+__all__ = ["DeviceParts", "SideGroups", "side_groups", "side_least_score"]
 
 
 @dataclass
@@ -75,16 +75,12 @@ class SideGroups:
 
 def _squares(xp, parts: DeviceParts, C: int):
     """The parts' squares once C closes the centre squares it completes."""
-    closing = closing_bits(parts.yrows, C)   # the centre squares C closes
-    return parts.s + bit_count(xp, parts.ybits & np.uint64(closing)) if closing else parts.s
+    return centre_squares(xp, parts.s, parts.ybits, parts.yrows, C)
 
 
-def least_base(xp, parts: DeviceParts, C: int, max_squares: int) -> int:
-    """The least s' + 2r of a side's parts with at most ``max_squares`` squares, which is
-    its groups' least score (a large number where there are none: nothing pairs)."""
-    s = _squares(xp, parts, C)
-    base = (s + 2 * parts.r)[s <= max_squares]
-    return int(base.min()) if len(base) else 1 << 40
+def side_least_score(xp, parts: DeviceParts, C: int, max_squares: int) -> int:
+    """The least score of a side's groups for C (:func:`.halves.least_score`)."""
+    return least_score(_squares(xp, parts, C), parts.r, max_squares)
 
 
 def side_groups(xp, parts: DeviceParts, C: int, max_squares: int,

@@ -39,7 +39,7 @@ import numpy as np
 
 from .bounds import unit_square_bound
 from .grid import centre_removed, centre_weight, mirror_pattern, stick_count
-from .halves import Parts, half_parts
+from .halves import Parts, half_parts, least_score
 from .keys import U64, merge_equal_keys
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 from .sweep import SweepStats
@@ -151,13 +151,6 @@ def _groups(parts: Parts, s: np.ndarray, max_squares: int, primes: np.ndarray,
 _EXACT_FLOAT32 = 1 << 24
 
 
-def _least_base(parts: Parts, s: np.ndarray, max_squares: int) -> int:
-    """The least s' + 2r of the parts with at most ``max_squares`` squares (a large number
-    where there are none: then nothing pairs)."""
-    base = (s + 2 * parts.r)[s <= max_squares]
-    return int(base.min()) if len(base) else 1 << 40
-
-
 def penalty_scale(level: int) -> float:
     """The penalty unit of a round: a power of two above the level, so that a pair with a
     penalty never passes the cut ``value <= level`` (float32 rounding of sums of
@@ -263,7 +256,7 @@ def join_centre(rnd: Round, C: int, stats: JoinStats | None = None) -> dict[int,
     # over the parts, so each side keeps the groups up to limit minus the other's least.
     sl = left.squares_with_centre(C)
     sr = sl if symmetric else right.squares_with_centre(C)
-    low_l, low_r = _least_base(left, sl, max_squares), _least_base(right, sr, max_squares)
+    low_l, low_r = least_score(sl, left.r, max_squares), least_score(sr, right.r, max_squares)
     gl = _groups(left, sl, max_squares, primes, limit - low_r)
     gr = gl if symmetric else _groups(right, sr, max_squares, primes, limit - low_l)
     stats.groups += len(gl.H)

@@ -16,9 +16,10 @@ Work units: a round has one unit per centre stick pattern C (up to its top-botto
 the configurations with that C and the number of ways at it; the round's answer is the
 smallest R over the units with the counts at it added (:func:`merge_fewest`). The units
 of a round share the half sweeps, which a process computes once per round and keeps for
-the units it solves (:mod:`.round_cache`: forgotten after a minute without a unit). Every round goes through :func:`gpuqueens.runner.run_units` (progress,
-checkpoint, executors), as one *stage* of one run: a checkpoint is one file, and a resumed
-run reads the finished rounds back and goes on where it stopped.
+the units it solves (:mod:`.round_cache`: forgotten after a minute without a unit). Every
+round goes through :func:`gpuqueens.runner.run_units` (progress, checkpoint, executors), as
+one *stage* of one run: a checkpoint is one file, and a resumed run reads the finished
+rounds back and goes on where it stopped.
 
 >>> [u.key for u in round_units(2, 2, {0: 4, 1: 3}, level=8, index=1)]
 ['matchstick-table/2x2/round1/C00', 'matchstick-table/2x2/round1/C01', 'matchstick-table/2x2/round1/C11']
