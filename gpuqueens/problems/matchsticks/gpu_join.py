@@ -35,8 +35,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .grid import centre_removed, centre_weight
+from .halves import least_score
 from .join_blocks import exact_blocks, table_blocks, windows_for
-from .join_groups import DeviceParts, SideGroups, side_groups, side_least_score
+from .join_groups import DeviceParts, SideGroups, side_groups, side_squares
 from .join_twin import CHUNK, GroupArrays, centre_masks, pair_bins
 from .modular import crt
 
@@ -123,15 +124,17 @@ def _both(sides: Sides, C: int, max_squares: int, primes, every_r: bool = False,
           limit: int | None = None) -> tuple[SideGroups, SideGroups]:
     """Both sides' groups; with ``limit`` (the table) only those that can pair within it."""
     xp, left, right = sides.xp, sides.left, sides.right
+    sl = side_squares(xp, left, C)
+    sr = None if right is None else side_squares(xp, right, C)
     most_l = most_r = None
     if limit is not None:   # each side up to the limit minus the other side's least score
-        low_l = side_least_score(xp, left, C, max_squares)
-        low_r = low_l if right is None else side_least_score(xp, right, C, max_squares)
+        low_l = least_score(sl, left.r, max_squares)
+        low_r = low_l if right is None else least_score(sr, right.r, max_squares)
         most_l, most_r = limit - low_r, limit - low_l
-    gl = side_groups(xp, left, C, max_squares, primes, every_r, most_l)
+    gl = side_groups(xp, left, C, max_squares, primes, every_r, most_l, sl)
     if right is None:
         return gl, gl.mirrored(left.xwords_mirrored)
-    return gl, side_groups(xp, right, C, max_squares, primes, every_r, most_r)
+    return gl, side_groups(xp, right, C, max_squares, primes, every_r, most_r, sr)
 
 
 def _weighted(residues: np.ndarray, primes: np.ndarray, weight: int) -> list[int]:

@@ -27,11 +27,11 @@ from typing import Any
 
 import numpy as np
 
-from .halves import Parts, centre_squares, least_score
+from .halves import Parts, centre_squares
 from .join_twin import GroupArrays
 from .keys import run_starts, run_sums
 
-__all__ = ["DeviceParts", "SideGroups", "side_groups", "side_least_score"]
+__all__ = ["DeviceParts", "SideGroups", "side_groups", "side_squares"]
 
 
 @dataclass
@@ -73,23 +73,20 @@ class SideGroups:
                           self.X)
 
 
-def _squares(xp, parts: DeviceParts, C: int):
+def side_squares(xp, parts: DeviceParts, C: int):
     """The parts' squares once C closes the centre squares it completes."""
     return centre_squares(xp, parts.s, parts.ybits, parts.yrows, C)
 
 
-def side_least_score(xp, parts: DeviceParts, C: int, max_squares: int) -> int:
-    """The least score of a side's groups for C (:func:`.halves.least_score`)."""
-    return least_score(_squares(xp, parts, C), parts.r, max_squares)
-
-
 def side_groups(xp, parts: DeviceParts, C: int, max_squares: int,
-                primes: np.ndarray, every_r: bool = False, most: int | None = None) -> SideGroups:
+                primes: np.ndarray, every_r: bool = False, most: int | None = None,
+                squares=None) -> SideGroups:
     """The groups of one side for centre pattern C: the fewest r per group key (the table),
     or with ``every_r`` one group per (group key, r) with all its counts (problem 2, whose
     parts have exact removals). ``most``: only the groups with a score s' + 2r up to it,
-    from the parts with s' + 2r up to it (:func:`.pairing.join_centre` says why)."""
-    s = _squares(xp, parts, C)
+    from the parts with s' + 2r up to it (:func:`.pairing.join_centre` says why).
+    ``squares``: :func:`side_squares` for C, where the caller has it already."""
+    s = side_squares(xp, parts, C) if squares is None else squares
     keep = s <= max_squares
     if most is not None:
         keep &= s + 2 * parts.r <= most
