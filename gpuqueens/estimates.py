@@ -17,6 +17,8 @@ from __future__ import annotations
 import os
 import warnings
 
+from .glibc import heap_free_bytes
+
 __all__ = ["LongRunWarning", "LONG_RUN_SECONDS", "warn_if_long", "check_memory",
            "available_memory", "format_duration", "format_bytes"]
 
@@ -53,13 +55,14 @@ def format_bytes(size: float) -> str:
 def available_memory() -> int | None:
     """Bytes of memory this process can still use, as well as the system says; ``None`` if unknown.
 
-    Linux's ``MemAvailable`` when there is one, else the physical memory.
+    Linux's ``MemAvailable`` with the freed memory this process's heap keeps for reuse
+    (:func:`gpuqueens.glibc.heap_free_bytes`) when there is one, else the physical memory.
     """
     try:
         with open("/proc/meminfo") as meminfo:
             for line in meminfo:
                 if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
+                    return int(line.split()[1]) * 1024 + heap_free_bytes()
     except (OSError, ValueError, IndexError):
         pass
     try:

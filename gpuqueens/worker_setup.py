@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import ctypes
 import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from .backends import resolve_backend
 from .fork_safety import raise_if_forked_after_cuda
+from .glibc import glibc_function
 
 __all__ = ["WorkerSolve", "prepare_process", "tune_malloc", "keep_large_blocks"]
 
@@ -31,15 +31,9 @@ TRIM_THRESHOLD_BYTES, MMAP_THRESHOLD_BYTES = 64 << 20, 32 << 20
 
 def _mallopt() -> Callable[[int, int], int] | None:
     """glibc's ``mallopt``, or ``None`` elsewhere (not Linux, or musl)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        if not os.confstr("CS_GNU_LIBC_VERSION").startswith("glibc"):
-            return None
-        mallopt = ctypes.CDLL(None).mallopt
-    except (ValueError, OSError, AttributeError):  # not glibc (musl), or no such symbol
-        return None
-    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+    mallopt = glibc_function("mallopt")
+    if mallopt is not None:
+        mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
     return mallopt
 
 

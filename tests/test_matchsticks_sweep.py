@@ -100,3 +100,52 @@ def test_a_point_step_gives_the_same_entries_whatever_its_slices(monkeypatch, sl
     monkeypatch.setattr(sweep_module, "SUCCESSOR_SLICE", slice_size)
     assert (entries(), entries(max_removed=5)) == whole
     assert len(whole[0][0]) > 3 and np.array(whole[1][2]).any()
+
+
+# -- memory: a sweep that outgrows it stops with a ValueError, never by running out --------
+
+def test_a_sweep_past_its_live_entries_stops_with_a_value_error():
+    from gpuqueens.problems.matchsticks.sweep import sweep
+
+    stats = SweepStats()
+    sweep(4, 4, max_squares=3, max_removed=12, stats=stats)
+    most = stats.max_states
+    assert sweep(4, 4, max_squares=3, max_removed=12, max_entries=most)[2].shape[0] > 0
+    with pytest.raises(ValueError, match="past its limit|entries to merge"):
+        sweep(4, 4, max_squares=3, max_removed=12, max_entries=most - 1)
+
+
+def test_a_point_step_refuses_to_merge_more_successors_than_memory_holds():
+    # the successors of a step (up to four an entry) are merged before the live entries are
+    # counted: the check comes before the merge's arrays are made
+    import numpy as np
+
+    from gpuqueens.problems.matchsticks import sweep as sweep_module
+    from gpuqueens.problems.matchsticks.bounds import UnitSquareBound
+    from gpuqueens.problems.matchsticks.keys import U64, KeyLayout
+
+    layout = KeyLayout(3, 3, 2, None)
+    primes = np.array([2**31 - 1], dtype=U64)
+    state = ([np.zeros(1, dtype=U64) for _ in range(layout.words)], np.zeros(1, dtype=np.int64),
+             np.ones((1, 1), dtype=U64))
+    step = functools.partial(sweep_module.step_point, layout, state, 0, 0,
+                             bound=UnitSquareBound(3, 3, 2), caps={0: 24, 1: 24, 2: 24},
+                             max_squares=2, primes=primes)
+    made = step()
+    assert len(made[1]) == 2             # the corner point: right and down both kept or removed
+    same = step(most_successors=2)
+    assert all((a == b).all() for a, b in zip(made[0] + [made[2]], same[0] + [same[2]]))
+    with pytest.raises(ValueError, match=r"made 2 entries to merge, past the 1 that"):
+        step(most_successors=1)
+
+
+def test_the_successor_limit_leaves_the_merge_within_the_live_entries_memory():
+    from gpuqueens.problems.matchsticks.square_costs import entry_bytes
+    from gpuqueens.problems.matchsticks.sweep import successor_limit
+
+    for words, primes in [(1, 2), (3, 3), (4, 6)]:
+        limit, copies = 10**6, 7
+        most = successor_limit(limit, words, primes, copies)
+        merge = most * 8 * (2 * words + primes + 3) + limit * entry_bytes(words, primes)
+        assert merge <= copies * limit * entry_bytes(words, primes)
+        assert most >= 2 * limit         # a sweep whose entries double per step still runs

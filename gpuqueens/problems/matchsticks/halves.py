@@ -33,7 +33,7 @@ import numpy as np
 from .bounds import unit_square_bound
 from .keys import ONE, U64, KeyLayout, bit_count
 from .square_costs import live_entry_limit, memory_for_entries, sweep_copies
-from .sweep import SweepStats, step_point, too_many_entries
+from .sweep import SweepStats, step_point, successor_limit, too_many_entries
 
 __all__ = ["Parts", "half_parts", "exact_half_parts", "crossing_squares", "centre_squares",
            "least_score", "MAX_CROSSING_SQUARES"]
@@ -114,7 +114,10 @@ def _half_sweep(h, w, stops, max_squares, caps, bound, primes, max_entries, stat
             keys, removed, counts = step_point(layout, (keys, removed, counts), i, j, bound=bound,
                                                caps=caps, max_squares=max_squares, primes=primes,
                                                max_removed=exact_removed,
-                                               undecided=sticks - decided, xp=xp)
+                                               undecided=sticks - decided, xp=xp,
+                                               most_successors=successor_limit(
+                                                   limit, layout.words, len(primes),
+                                                   sweep_copies(xp), memory_for_entries(xp)))
             if len(removed) > limit:
                 raise too_many_entries(f"{h}×{w}: a half sweep of the centre join (column {j})",
                                        len(removed), limit, layout.words, len(primes))

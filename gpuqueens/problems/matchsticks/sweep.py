@@ -60,8 +60,8 @@ from .grid import orient, square_count, stick_count
 from .keys import ONE, U64, KeyLayout, merge_equal_keys
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 
-__all__ = ["SweepStats", "step_point", "sweep", "table_rows_by_sweep", "count_exact",
-           "too_many_entries", "MAX_EXACT_SHORT_SIDE"]
+__all__ = ["SweepStats", "step_point", "successor_limit", "sweep", "table_rows_by_sweep", "count_exact",
+           "too_many_entries", "MAX_EXACT_SHORT_SIDE", "FREE_MEMORY_SHARE"]
 
 #: Measured (docs/matchsticks.md): the live entries grow ~10-30x per unit of the short side
 #: (table: 4×4 3·10^4, 5×5 1.1·10^6, 6×6 up to 1.8·10^7 per S and past 2·10^7 for S = 12;
@@ -102,6 +102,34 @@ def too_many_entries(what: str, live: int, limit: int, words: int, primes: int) 
         "grid is too large for it (see docs/matchsticks.md for the measured growth)")
 
 
+#: Of the memory free before a point step, the share its merge may fill: the rest is for
+#: what the step's other temporaries and other processes may take meanwhile.
+FREE_MEMORY_SHARE = 0.8
+
+
+def successor_limit(limit: int, words: int, primes: int, copies: int,
+                    free: float | None = None) -> int:
+    """The most successors a point step may merge in a sweep whose live entries may reach
+    ``limit`` (what memory holds with their ``copies``): that memory less the step's input,
+    over a successor's bytes in the merge (its key words and their sorted copy, its row,
+    its removals, the sort order and a copy of its counts); and at most what
+    ``FREE_MEMORY_SHARE`` of the ``free`` bytes now (if known) holds. A step can make up to
+    four successors per entry before they merge, so a growing sweep passes this before it
+    passes ``limit``: without this check it would run out of memory instead of stopping
+    with a ``ValueError``.
+
+    >>> successor_limit(1000, 3, 3, 7)      # 6 · 1000 · 56 bytes / (8 · 12 bytes)
+    3500
+    >>> successor_limit(1000, 3, 3, 7, free=96 * 1000)
+    800
+    """
+    per_successor = 8 * (2 * words + primes + 3)
+    most = (copies - 1) * limit * entry_bytes(words, primes) // per_successor
+    if free is not None:
+        most = min(most, int(free * FREE_MEMORY_SHARE) // per_successor)
+    return max(1, most)
+
+
 def _bit(value: np.ndarray, k: int) -> np.ndarray:
     return (value >> U64(k)) & ONE
 
@@ -131,13 +159,16 @@ State = tuple[list[np.ndarray], np.ndarray, np.ndarray]
 
 def step_point(layout: KeyLayout, state: State, i: int, j: int, *, bound: UnitSquareBound,
                caps: dict[int, int] | None, max_squares: int, primes: np.ndarray,
-               max_removed: int | None = None, undecided: int = 0, xp=np) -> State:
+               max_removed: int | None = None, undecided: int = 0,
+               most_successors: int | None = None, xp=np) -> State:
     """Advance the sparse DP over grid point (i, j): decide its down and right sticks.
 
     ``state`` is ``(keys, removed, counts)``; returns the merged new state. Shared by
     :func:`sweep` and the half sweeps of :mod:`.halves`. ``max_removed=None`` is table
     mode; an int is exact mode (``undecided``: sticks not decided after this point).
-    ``xp``: the module of the state's arrays, NumPy or CuPy (the same steps on the GPU).
+    ``most_successors``: a ``ValueError`` before the merge when there are more successors
+    (:func:`successor_limit`). ``xp``: the module of the state's arrays, NumPy or CuPy (the
+    same steps on the GPU).
     """
     keys, removed, counts = state
     # Memory: the successors carry the row of their entry's counts instead of a copy of
@@ -148,7 +179,13 @@ def step_point(layout: KeyLayout, state: State, i: int, j: int, *, bound: UnitSq
                           max_squares=max_squares, max_removed=max_removed,
                           undecided=undecided, first=a, xp=xp)
               for a in range(0, len(removed), SUCCESSOR_SLICE)]
-    if not pieces or not sum(len(piece[2]) for piece in pieces):
+    found = sum(len(piece[2]) for piece in pieces)
+    if most_successors is not None and found > most_successors:
+        raise ValueError(
+            f"{layout.h}×{layout.w}: a point step (column {j}, row {i}) made {found:,} entries "
+            f"to merge, past the {most_successors:,} that this machine's memory holds; this "
+            "count is too large for it here (see docs/matchsticks.md for the measured growth)")
+    if not found:
         return ([xp.zeros(0, dtype=U64) for _ in range(layout.words)],
                 xp.zeros(0, dtype=np.int64), xp.zeros((0, len(primes)), dtype=U64))
     new_keys, new_removed, rows = pieces[0] if len(pieces) == 1 else (
@@ -287,7 +324,9 @@ def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
             keys, removed, counts = step_point(
                 layout, (keys, removed, counts), i, j, bound=bound, caps=caps,
                 max_squares=max_squares, primes=primes, max_removed=max_removed,
-                undecided=sticks - decided, xp=xp)
+                undecided=sticks - decided, xp=xp,
+                most_successors=successor_limit(limit, layout.words, len(primes),
+                                                sweep_copies(xp), memory_for_entries(xp)))
             if len(keys[0]) > limit:
                 raise too_many_entries(f"{m}×{n}: the square-tracking sweep (column {j})",
                                        len(keys[0]), limit, layout.words, len(primes))
