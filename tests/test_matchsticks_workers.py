@@ -1,12 +1,13 @@
-"""``workers=`` of the matchstick puzzle table (and ``--workers`` of matchstick-table): the
-same argument, checks and defaults as N-Queens' (test_workers.py), for the table's rounds."""
+"""``workers=`` of the matchstick puzzle table and of problem 2 by the centre join (and
+``--workers`` of matchstick-table and matchsticks): the same argument, checks and defaults
+as N-Queens' (test_workers.py), for the table's rounds and problem 2's centre patterns."""
 
 from __future__ import annotations
 
 import concurrent.futures
 
 import pytest
-from seed_tables import SEED_4X4
+from seed_tables import SEED_4X4, SEED_6X6
 
 import gpuqueens
 from gpuqueens import estimates, workers
@@ -37,7 +38,7 @@ def test_workers_and_executor_together_are_refused(no_pools):
 
 def test_a_short_table_stays_in_this_process(no_pools, monkeypatch):
     monkeypatch.setattr(workers, "usable_cores", lambda: 64)
-    assert table_cost(4, 4, list(range(15))).seconds < api.TABLE_POOL_SECONDS
+    assert table_cost(4, 4, list(range(15))).seconds < api.POOL_SECONDS
     assert gpuqueens.matchstick_table(4, 4, backend="cpu").rows == TABLE_4X4
 
 
@@ -48,7 +49,7 @@ def test_explicit_workers_solve_the_units_in_worker_processes(pools):
 
 
 def test_a_long_table_uses_every_core_by_default(pools, monkeypatch):
-    monkeypatch.setattr(api, "TABLE_POOL_SECONDS", 0.0)  # the 4×4 table counts as long
+    monkeypatch.setattr(api, "POOL_SECONDS", 0.0)  # the 4×4 table counts as long
     monkeypatch.setattr(workers, "usable_cores", lambda: 3)
     assert gpuqueens.matchstick_table(4, 4, backend="cpu", progress=False).rows == TABLE_4X4
     assert len(pools) == 1 and pools[0]._max_workers == 3
@@ -60,7 +61,7 @@ def test_a_long_table_uses_every_core_by_default(pools, monkeypatch):
 
 
 def test_the_default_starts_no_more_processes_than_memory_holds(pools, monkeypatch):
-    monkeypatch.setattr(api, "TABLE_POOL_SECONDS", 0.0)
+    monkeypatch.setattr(api, "POOL_SECONDS", 0.0)
     monkeypatch.setattr(workers, "usable_cores", lambda: 8)
     need = table_cost(4, 4, list(range(15))).memory
     monkeypatch.setattr(workers, "available_memory", lambda: 1.5 * need)  # one process fits
@@ -70,7 +71,7 @@ def test_the_default_starts_no_more_processes_than_memory_holds(pools, monkeypat
 
 
 def test_a_long_table_runs_in_this_process_with_workers_1(no_pools, monkeypatch):
-    monkeypatch.setattr(api, "TABLE_POOL_SECONDS", 0.0)
+    monkeypatch.setattr(api, "POOL_SECONDS", 0.0)
     monkeypatch.setattr(workers, "usable_cores", lambda: 1)
     assert gpuqueens.matchstick_table(4, 4, backend="cpu", workers=1).rows == TABLE_4X4
 
@@ -102,3 +103,75 @@ def test_cli_matchstick_table_workers(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["matchstick-table", "3", "3", "--workers", "0"])
     assert exit_info.value.code == 2 and "--workers" in capsys.readouterr().err
+
+
+# -- problem 2 by the centre join: the same options, one unit per centre pattern ----------
+
+def test_a_count_by_squares_shares_its_centre_patterns_out_to_workers(pools):
+    s, r, ways = SEED_6X6[4]
+    assert gpuqueens.matchsticks(6, 6, removed=r, squares=s, backend="cpu", workers=2,
+                                 progress=False) == ways
+    assert len(pools) == 1 and pools[0]._max_workers == 2
+
+
+def test_a_short_count_by_squares_stays_in_this_process(no_pools, monkeypatch):
+    monkeypatch.setattr(workers, "usable_cores", lambda: 64)
+    s, r, ways = SEED_6X6[0]
+    assert 6 < api.MIN_POOL_SHORT_SIDE_BY_JOIN
+    assert gpuqueens.matchsticks(6, 6, removed=r, squares=s, backend="cpu") == ways
+
+
+def test_a_long_count_by_squares_uses_every_core_by_default(pools, monkeypatch):
+    monkeypatch.setattr(api, "MIN_POOL_SHORT_SIDE_BY_JOIN", 6)  # 6×6 counts as long
+    monkeypatch.setattr(workers, "usable_cores", lambda: 3)
+    s, r, ways = SEED_6X6[0]
+    assert gpuqueens.matchsticks(6, 6, removed=r, squares=s, backend="cpu",
+                                 progress=False) == ways
+    assert len(pools) == 1 and pools[0]._max_workers == 3
+
+
+def test_a_checkpointed_count_by_squares_resumes(tmp_path, pools):
+    path = tmp_path / "p2.sqlite"
+    s, r, ways = SEED_6X6[1]
+    assert gpuqueens.matchsticks(6, 6, removed=r, squares=s, backend="cpu", workers=2,
+                                 checkpoint=path, progress=False) == ways
+    assert gpuqueens.matchsticks(6, 6, removed=r, squares=s, backend="cpu", workers=1,
+                                 checkpoint=path, recheck=2) == ways
+    with pytest.raises(gpuqueens.CheckpointError):      # another count's checkpoint
+        gpuqueens.matchsticks(6, 6, removed=r, squares=s + 1, backend="cpu", checkpoint=path)
+
+
+@pytest.mark.parametrize("kwargs", [dict(m=4, n=4, removed=9, squares=0),   # whole-grid sweep
+                                    dict(m=6, n=6, removed=9),              # no squares
+                                    dict(m=6, n=6, removed=0, squares=91)])  # closed form
+def test_a_checkpoint_or_executor_without_units_is_refused(no_pools, tmp_path, kwargs):
+    with pytest.raises(ValueError, match="checkpoint apply to counts by squares"):
+        gpuqueens.matchsticks(**kwargs, backend="cpu", checkpoint=tmp_path / "c.sqlite")
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        with pytest.raises(ValueError, match="executor apply to counts by squares"):
+            gpuqueens.matchsticks(**kwargs, backend="cpu", executor=pool)
+    assert not (tmp_path / "c.sqlite").exists()
+    # progress and workers change nothing there
+    assert gpuqueens.matchsticks(**kwargs, backend="cpu", workers=2, progress=False) >= 0
+
+
+def test_bad_run_options_of_a_count_by_squares_are_refused(no_pools):
+    with pytest.raises(ValueError, match="workers"):
+        gpuqueens.matchsticks(6, 6, removed=19, squares=0, workers=0)
+    with pytest.raises(TypeError, match="progress"):
+        gpuqueens.matchsticks(6, 6, removed=19, squares=0, progress="yes")
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        with pytest.raises(ValueError, match="not both"):
+            gpuqueens.matchsticks(6, 6, removed=19, squares=0, workers=2, executor=pool)
+        s, r, ways = SEED_6X6[2]
+        assert gpuqueens.matchsticks(6, 6, removed=r, squares=s, executor=pool) == ways
+
+
+def test_cli_matchsticks_by_squares_takes_the_run_options(tmp_path, capsys):
+    path = str(tmp_path / "p2.sqlite")
+    s, r, ways = SEED_6X6[3]
+    args = ["matchsticks", "6", "6", "--removed", str(r), "--squares", str(s)]
+    assert main(args + ["--workers", "2", "--no-progress", "--checkpoint", path]) == 0
+    assert f": {ways}" in capsys.readouterr().out
+    assert main(args + ["--workers", "1", "--checkpoint", path, "--recheck", "0"]) == 0
+    assert f": {ways}" in capsys.readouterr().out

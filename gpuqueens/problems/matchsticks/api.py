@@ -16,6 +16,7 @@ import os
 import reprlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ..._checks import check_int
 from ...estimates import available_memory, check_memory
@@ -24,7 +25,7 @@ from ...runner import check_run_options
 from ...backends import requested_backend, resolve_backend
 from ...workers import check_workers, choose_backend, executor_for, planned_processes
 from .column_powers import count_by_column_powers
-from .costs import check_cost, power_cost, transfer_cost
+from .costs import Cost, check_cost, power_cost, transfer_cost
 from .square_costs import exact_cost, exact_join_cost, table_cost
 from .exact_join import MAX_EXACT_JOIN_SHORT_SIDE, count_exact_join
 from .grid import check_grid, orient, square_count, stick_count
@@ -47,7 +48,12 @@ DEFAULT_SQUARES = range(15)
 #: half sweeps again (7×7: about half of its time, ~6 GB per process), so only the joins
 #: of the centre patterns are shared out. 6×6 (seconds) stays in this process, 6×7
 #: (about a minute) and 7×7 use every core, as far as memory holds a process per core.
-TABLE_POOL_SECONDS = 30.0
+POOL_SECONDS = 30.0
+#: Problem 2 by the centre join uses every core by default from this shorter side: a 7×7
+#: count takes a minute or more (its half sweeps alone ~25 s), a 6×6 count from 0.1 s (at
+#: the table's fewest R) to many minutes (mid-range R), which the up-front estimate cannot
+#: tell apart (docs/matchsticks.md, "Estimates"); ``workers=`` spreads a long 6×6 count.
+MIN_POOL_SHORT_SIDE_BY_JOIN = 7
 #: The smallest shorter side whose table ``backend="auto"`` sends to a usable GPU.
 MIN_GPU_TABLE_SHORT_SIDE = 6
 
@@ -203,7 +209,11 @@ def _closed_form(m: int, n: int, removed: int, squares: int | None) -> int | Non
 
 
 def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
-                backend: str | None = None) -> int:
+                backend: str | None = None,
+                checkpoint: str | os.PathLike[str] | None = None,
+                executor: concurrent.futures.Executor | None = None,
+                progress: bool | None = None, recheck: int = 1,
+                workers: int | None = None) -> int:
     """Valid configurations with exactly ``removed`` sticks removed (and, if given, exactly
     ``squares`` surviving squares of any size).
 
@@ -213,6 +223,13 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     the CPU unless ``backend="gpu"`` (:func:`square_tracking_backend`). R = 0 and R from
     E - 4 to E (at most 4 sticks kept) are answered at once, on any grid (:func:`_closed_form`).
 
+    The centre join runs as work units, one per centre stick pattern, and takes the run
+    options of :func:`matchstick_table`: ``checkpoint``, ``executor``, ``progress``,
+    ``recheck`` and ``workers`` (by default every usable core for a 7×7 count, as far as
+    memory holds a process per core, and this process for 6×6). The other counts run
+    at once in this process: there ``progress`` and ``workers`` change nothing, and a
+    ``checkpoint`` or an ``executor`` is refused, as nothing would be recorded or shared out.
+
     >>> matchsticks(10, 10, removed=2, backend="cpu")
     22278
     >>> matchsticks(4, 4, removed=9, squares=0)
@@ -220,27 +237,69 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     """
     m, n = check_grid(m, n)
     removed = check_int("removed", removed, low=0, high=stick_count(m, n))
+    recheck = check_run_options(executor=executor, progress=progress, recheck=recheck)
+    workers = check_workers(workers, executor)
+    if checkpoint is not None:
+        checkpoint = check_checkpoint_path(checkpoint)
     if squares is None:
+        _refuse_units_options(m, n, checkpoint, executor, "without squares=")
         backend = resolve_backend(backend)
         closed = _closed_form(m, n, removed, None)
         return closed if closed is not None else _by_removed(m, n, removed, backend)[removed]
     squares = check_int("squares", squares, low=0, high=square_count(m, n))
-    backend = square_tracking_backend(backend)
     closed = _closed_form(m, n, removed, squares)
     if closed is not None:
+        _refuse_units_options(m, n, checkpoint, executor, f"at R = {removed}")
+        square_tracking_backend(backend)   # the backend's checks, as for any count
         return closed
     h, w = orient(m, n)
-    if h <= MAX_EXACT_SHORT_SIDE:
-        check_cost(exact_cost(h, w, removed, squares))
-        from .gpu import array_module
-
-        return count_exact(m, n, removed=removed, squares=squares, xp=array_module(backend))
     if h > MAX_EXACT_JOIN_SHORT_SIDE:
         raise ValueError(f"{m}×{n}: counting by squares is limited to a shorter side of "
                          f"{MAX_EXACT_JOIN_SHORT_SIDE} (the halves' state grows ~10-60x per "
                          f"row); got {h}")
-    check_cost(exact_join_cost(h, w, removed, squares))
-    return count_exact_join(m, n, removed=removed, squares=squares, backend=backend)
+    if h <= MAX_EXACT_SHORT_SIDE:
+        _refuse_units_options(m, n, checkpoint, executor, "by the whole-grid sweep")
+        backend = square_tracking_backend(backend)
+        check_cost(exact_cost(h, w, removed, squares))
+        from .gpu import array_module
+
+        return count_exact(m, n, removed=removed, squares=squares, xp=array_module(backend))
+    cost = exact_join_cost(h, w, removed, squares)
+    check_cost(cost)
+    large = h >= MIN_POOL_SHORT_SIDE_BY_JOIN
+    if requested_backend(backend) == "gpu":
+        backend = choose_backend("gpu", workers=workers, executor=executor, large_on_gpu=large)
+    else:
+        backend = square_tracking_backend(backend)
+    where = dict(workers=workers, executor=executor, large=large,
+                 units=len(centre_patterns(h)), memory_per_worker=cost.memory)
+    _check_worker_memory(cost, backend, where)
+    with executor_for(backend, **where, worker_even_alone=True) as chosen:
+        run = {"checkpoint": checkpoint, "executor": chosen.executor, "progress": progress,
+               "recheck": recheck}
+        return count_exact_join(m, n, removed=removed, squares=squares, run=run,
+                                wrap_solver=chosen.solver, backend=backend)
+
+
+def _refuse_units_options(m: int, n: int, checkpoint: object, executor: object,
+                          how: str) -> None:
+    """A checkpoint or an executor with a count that has no work units: refused, since
+    nothing would be recorded or shared out."""
+    named = [name for name, value in (("checkpoint", checkpoint), ("executor", executor))
+             if value is not None]
+    if named:
+        raise ValueError(f"{' and '.join(named)} apply to counts by squares through the centre "
+                         f"join (shorter side {MAX_EXACT_SHORT_SIDE + 1} to "
+                         f"{MAX_EXACT_JOIN_SHORT_SIDE}); the {m}×{n} count {how} runs at once in "
+                         "this process")
+
+
+def _check_worker_memory(cost: Cost, backend: str, where: dict[str, Any]) -> None:
+    """Refuse up front a number of worker processes whose half sweeps memory cannot hold."""
+    processes = planned_processes(backend, **where)
+    if where["executor"] is None and processes > 1:
+        check_memory(f"{cost.what}, in each of {processes} worker processes",
+                     cost.memory * processes)
 
 
 def _table_backend(backend: str | None, h: int, *, workers, executor, large: bool) -> str:
@@ -344,14 +403,11 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
                          f"(7×7 takes ~3 minutes on 2 cores and ~6 GB of memory a process); got {h}")
     cost = table_cost(h, w, wanted)
     check_cost(cost)
-    large = cost.seconds >= TABLE_POOL_SECONDS
+    large = cost.seconds >= POOL_SECONDS
     backend = _table_backend(backend, h, workers=workers, executor=executor, large=large)
     where = dict(workers=workers, executor=executor, large=large,
                  units=len(centre_patterns(h)), memory_per_worker=cost.memory)
-    processes = planned_processes(backend, **where)
-    if executor is None and processes > 1:  # each worker process holds a round's half sweeps
-        check_memory(f"{cost.what}, in each of {processes} worker processes",
-                     cost.memory * processes)
+    _check_worker_memory(cost, backend, where)  # each process holds a round's half sweeps
     # a large CPU table runs in a worker process even alone there: its malloc set-up keeps
     # the half sweeps' arrays in the heap (7×7 on 2 cores: 386 s, not 531 s), and this
     # process is left as it is

@@ -1,6 +1,7 @@
 """The matchstick subcommands of ``gpuqueens``; :func:`register` adds them to a parser.
 
     gpuqueens matchsticks 4 4 --removed 9 --squares 0
+    gpuqueens matchsticks 7 7 --removed 23 --squares 5 --checkpoint p2.sqlite
     gpuqueens matchstick-counts 10 10
     gpuqueens matchstick-table 4 4 --squares 0-14
     gpuqueens matchstick-table 7 7 --workers 1
@@ -50,7 +51,8 @@ def register(subparsers) -> None:
     one.add_argument("n", type=int, help="columns of squares")
     one.add_argument("--removed", type=int, required=True, metavar="R", help="sticks removed")
     one.add_argument("--squares", type=int, default=None, metavar="S", help="squares that survive")
-    add_run_options(one, long_runs=False)
+    add_run_options(one)   # progress, checkpoint and workers: for the centre join (S, side 6-7)
+    add_recheck_option(one)
     one.set_defaults(handler=handle, matchstick_command="count")
 
     counts = subparsers.add_parser("matchstick-counts", help="valid configurations for every R")
@@ -76,7 +78,9 @@ def handle(args: argparse.Namespace) -> int:
     # The counts check their arguments before they choose the backend (and say, once, that
     # there is no GPU): the label below asks again, without a second probe or warning.
     if args.matchstick_command == "count":
-        value = matchsticks(args.m, args.n, removed=args.removed, squares=args.squares, backend=args.backend)
+        value = matchsticks(args.m, args.n, removed=args.removed, squares=args.squares,
+                            backend=args.backend, checkpoint=args.checkpoint,
+                            progress=args.progress, recheck=args.recheck, workers=args.workers)
         if args.squares is None:
             backend = resolve_backend(args.backend)
         else:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -220,10 +220,13 @@ def solve_exact_unit(payload: Mapping[str, Any], stats: JoinStats | None = None,
 
 def count_exact_join(m: int, n: int, *, removed: int, squares: int,
                      run: Mapping[str, Any] | None = None, max_entries: int | None = None,
-                     stats: JoinStats | None = None, backend: str = "cpu") -> int:
+                     stats: JoinStats | None = None,
+                     wrap_solver: Callable[[Callable], Callable] | None = None,
+                     backend: str = "cpu") -> int:
     """Valid configurations of an m×n grid with exactly ``removed`` sticks removed and
     ``squares`` squares, by the centre join (units through
-    :func:`gpuqueens.runner.run_units`; ``run``: its options, ``stats``, ``backend``: as for
+    :func:`gpuqueens.runner.run_units`; ``run``: its options, without a progress bar unless
+    it asks for one; ``stats``, ``wrap_solver``, ``backend``: as for
     :func:`.table.table_rows`)."""
     h, w = orient(m, n)
     if squares > square_count(h, w) or removed > stick_count(h, w):
@@ -234,6 +237,8 @@ def count_exact_join(m: int, n: int, *, removed: int, squares: int,
     run.setdefault("progress", False)
     units = exact_units(h, w, removed, squares, max_entries)
     solve = functools.partial(solve_exact_unit, stats=stats, backend=backend)
+    if wrap_solver is not None:
+        solve = wrap_solver(solve)
     job = {"problem": "matchsticks-exact", "format": 1, "m": h, "n": w, "removed": removed,
            "squares": squares}
     try:
