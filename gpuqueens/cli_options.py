@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from .backends import BACKENDS
 
-__all__ = ["add_run_options", "add_recheck_option"]
+__all__ = ["add_run_options", "add_progress_option", "add_recheck_option"]
 
 
 def add_run_options(parser: argparse.ArgumentParser, *, long_runs: bool = True) -> None:
@@ -21,15 +21,20 @@ def add_run_options(parser: argparse.ArgumentParser, *, long_runs: bool = True) 
                         help="where to run, in any case (default: $GPUQUEENS_BACKEND, else "
                              "auto: GPU if usable)")
     if long_runs:
-        parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                            help="show a progress bar (needs tqdm; default: when stderr is a "
-                                 "terminal)")
+        add_progress_option(parser)
         parser.add_argument("--checkpoint", metavar="PATH", default=None,
                             help="SQLite file recording finished work units; rerun to resume")
         parser.add_argument("--workers", type=_whole_number_from(1), default=None, metavar="K",
                             help="processes that solve work units: 1 = this one only; on the "
                                  "CPU at most one per core (default: every GPU, or every "
                                  "core, for long runs)")
+
+
+def add_progress_option(parser: argparse.ArgumentParser) -> None:
+    """``--progress`` / ``--no-progress``: for every subcommand whose call takes ``progress=``."""
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="show a progress bar (needs tqdm; default: when stderr is a "
+                             "terminal)")
 
 
 def _backend_name(text: str) -> str:

@@ -29,6 +29,20 @@ def test_counts(capsys):
     assert "R=12   1" in out and "total  43" in out
 
 
+def test_counts_progress(capsys):
+    pytest.importorskip("tqdm")
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["matchstick-counts", "3", "3", "--backend", "cpu", "--progress"])
+    assert args.handler(args) == 0
+    out, err = capsys.readouterr()
+    assert "total  " in out and "3×3 by R" in err and "100%" in err
+    args = parser.parse_args(["matchstick-counts", "3", "3", "--backend", "cpu", "--no-progress"])
+    assert args.handler(args) == 0
+    quiet_out, quiet_err = capsys.readouterr()
+    assert quiet_err == "" and quiet_out.splitlines()[:-1] == out.splitlines()[:-1]  # not the time
+
+
 def test_table(capsys):
     out = run(["matchstick-table", "4", "4", "--squares", "0,13-14", "--backend", "cpu"], capsys)
     assert "4972" not in out and "156" in out and "[cpu]" in out

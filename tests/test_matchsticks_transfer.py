@@ -67,3 +67,44 @@ def test_single_prime_residues_are_reduced():
 
 def test_state_count():
     assert state_count(10, 4) == 1 << 6
+
+
+# -- progress over the sweeps (problem 1 takes minutes from 12×12 on the CPU) ------------
+
+def test_column_work_is_reported_once_per_column():
+    from gpuqueens.problems.matchsticks.transfer import column_work
+
+    reported = []
+    plain = residues_by_removed(2, 3, 18, 1_000_003)
+    with_bar = residues_by_removed(2, 3, 18, 1_000_003, on_column=reported.append)
+    assert (plain == with_bar).all()
+    assert reported == column_work(2, 3, 18) and len(reported) == 4
+    assert column_work(2, 3, 3)[-1] == 3 * 3     # R alive is capped by the length asked
+
+
+def test_counts_draw_a_bar_only_when_asked(capsys):
+    pytest.importorskip("tqdm")
+    import re
+
+    import gpuqueens
+
+    quiet = gpuqueens.matchstick_counts(3, 4, backend="cpu", progress=False)
+    assert capsys.readouterr().err == ""
+    shown = gpuqueens.matchstick_counts(3, 4, backend="cpu", progress=True)
+    err = capsys.readouterr().err
+    done = re.findall(r"(\d+)/(\d+) units", err)[-1]
+    # one sweep of 5 point columns per prime, all of them done
+    assert "3×4 by R" in err and "100%" in err and done[0] == done[1] and int(done[0]) % 5 == 0
+    assert shown == quiet
+    assert gpuqueens.matchsticks(4, 3, removed=5, backend="cpu", progress=True) == quiet[5]
+    assert "3×4 by R" in capsys.readouterr().err
+    with pytest.raises(TypeError, match="progress"):
+        gpuqueens.matchstick_counts(3, 4, backend="cpu", progress="yes")
+
+
+def test_evaluation_batches_draw_a_bar(capsys):
+    pytest.importorskip("tqdm")
+    values = count_by_removed_evaluated(3, 3, lanes_per_batch=8, progress=True)
+    err = capsys.readouterr().err
+    assert values == count_by_removed(3, 3)
+    assert "3×3 by R" in err and "100%" in err

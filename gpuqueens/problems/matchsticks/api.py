@@ -21,6 +21,7 @@ from typing import Any
 from ..._checks import check_int
 from ...estimates import available_memory, check_memory
 from ...ledger import check_checkpoint_path
+from ...progress import check_progress
 from ...runner import check_run_options
 from ...backends import requested_backend, resolve_backend
 from ...workers import check_workers, choose_backend, executor_for, planned_processes
@@ -143,15 +144,17 @@ def _check_transfer_size(m: int, n: int, backend: str) -> None:
                          f"shorter side of {limit} (its state has 2^(h+2) rows); got {h}")
 
 
-def _counts(m: int, n: int, max_removed: int | None, backend: str) -> list[int]:
+def _counts(m: int, n: int, max_removed: int | None, backend: str,
+            progress: bool | None) -> list[int]:
     if backend == "gpu":  # the kernel, by evaluation points
         from .gpu import count_by_removed_gpu
 
-        return count_by_removed_gpu(m, n, max_removed)
-    return count_by_removed(m, n, max_removed)  # the faster method on the CPU (measured)
+        return count_by_removed_gpu(m, n, max_removed, progress=progress)
+    # the faster method on the CPU (measured)
+    return count_by_removed(m, n, max_removed, progress=progress)
 
 
-def _by_removed(m: int, n: int, top: int, backend: str) -> list[int]:
+def _by_removed(m: int, n: int, top: int, backend: str, progress: bool | None) -> list[int]:
     """Problem 1 for R = 0..top on a resolved backend, after the size checks and the
     estimate. Long grids with a short side and few removed sticks go by powers of the
     column transfer (:mod:`.column_powers`) on any backend, when that is the cheaper."""
@@ -164,13 +167,16 @@ def _by_removed(m: int, n: int, top: int, backend: str) -> list[int]:
             check_cost(powers, stacklevel=3)
             return count_by_column_powers(m, n, top)
     check_cost(sweep, stacklevel=3)
-    return _counts(m, n, top, backend)
+    return _counts(m, n, top, backend, progress)
 
 
-def matchstick_counts(m: int, n: int, *, backend: str | None = None) -> list[int]:
+def matchstick_counts(m: int, n: int, *, backend: str | None = None,
+                      progress: bool | None = None) -> list[int]:
     """Valid configurations of an m×n grid by number of removed sticks, R = 0..E.
 
     Valid: no grid point touched by exactly one remaining stick (untouched points are fine).
+    ``progress``: a bar over the transfer's sweeps (``None``: when stderr is a terminal or
+    in a notebook; needs tqdm), as for :func:`matchstick_table`.
 
     >>> matchstick_counts(1, 1, backend="cpu")
     [1, 0, 0, 0, 1]
@@ -178,8 +184,9 @@ def matchstick_counts(m: int, n: int, *, backend: str | None = None) -> list[int
     43
     """
     m, n = check_grid(m, n)
+    progress = check_progress(progress)
     backend = resolve_backend(backend)  # here, so that its warning names the caller's line
-    return _by_removed(m, n, stick_count(m, n), backend)
+    return _by_removed(m, n, stick_count(m, n), backend, progress)
 
 
 def _closed_form(m: int, n: int, removed: int, squares: int | None) -> int | None:
@@ -227,7 +234,8 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     options of :func:`matchstick_table`: ``checkpoint``, ``executor``, ``progress``,
     ``recheck`` and ``workers`` (by default every usable core for a 7×7 count, as far as
     memory holds a process per core, and this process for 6×6). The other counts run
-    at once in this process: there ``progress`` and ``workers`` change nothing, and a
+    at once in this process: without ``squares`` ``progress`` draws a bar over the
+    transfer's sweeps (as :func:`matchstick_counts`), ``workers`` changes nothing, and a
     ``checkpoint`` or an ``executor`` is refused, as nothing would be recorded or shared out.
 
     >>> matchsticks(10, 10, removed=2, backend="cpu")
@@ -245,7 +253,9 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
         _refuse_units_options(m, n, checkpoint, executor, "without squares=")
         backend = resolve_backend(backend)
         closed = _closed_form(m, n, removed, None)
-        return closed if closed is not None else _by_removed(m, n, removed, backend)[removed]
+        if closed is not None:
+            return closed
+        return _by_removed(m, n, removed, backend, progress)[removed]
     squares = check_int("squares", squares, low=0, high=square_count(m, n))
     closed = _closed_form(m, n, removed, squares)
     if closed is not None:

@@ -2,7 +2,7 @@
 
     gpuqueens matchsticks 4 4 --removed 9 --squares 0
     gpuqueens matchsticks 7 7 --removed 23 --squares 5 --checkpoint p2.sqlite
-    gpuqueens matchstick-counts 10 10
+    gpuqueens matchstick-counts 12 12 --progress
     gpuqueens matchstick-table 4 4 --squares 0-14
     gpuqueens matchstick-table 7 7 --workers 1
 """
@@ -14,7 +14,7 @@ import itertools
 import time
 
 from ...backends import resolve_backend
-from ...cli_options import add_recheck_option, add_run_options
+from ...cli_options import add_progress_option, add_recheck_option, add_run_options
 from .api import matchstick_counts, matchstick_table, matchsticks, square_tracking_backend
 
 __all__ = ["register", "parse_squares", "handle"]
@@ -59,6 +59,7 @@ def register(subparsers) -> None:
     counts.add_argument("m", type=int)
     counts.add_argument("n", type=int)
     add_run_options(counts, long_runs=False)
+    add_progress_option(counts)
     counts.set_defaults(handler=handle, matchstick_command="counts")
 
     table = subparsers.add_parser("matchstick-table", help="fewest removals leaving exactly S squares")
@@ -88,7 +89,7 @@ def handle(args: argparse.Namespace) -> int:
         what = f"R={args.removed}" + ("" if args.squares is None else f" S={args.squares}")
         text = f"{args.m}×{args.n} {what}: {value}"
     elif args.matchstick_command == "counts":
-        values = matchstick_counts(args.m, args.n, backend=args.backend)
+        values = matchstick_counts(args.m, args.n, backend=args.backend, progress=args.progress)
         backend = resolve_backend(args.backend)
         text = "\n".join(f"R={r:<4d} {c}" for r, c in enumerate(values))
         text += f"\ntotal  {sum(values)}"

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...progress import Progress, progress_enabled
 from .grid import orient, stick_count
 from .interpolation import PRIME_LIMIT, coefficients, evaluation_primes, points, root_of_unity
 from .count_bound import count_bound
@@ -192,7 +193,8 @@ SweepValues = Callable[[int, int, np.ndarray], np.ndarray]
 def count_by_removed_evaluated(m: int, n: int, max_removed: int | None = None, *,
                                sweep: SweepValues = sweep_values,
                                lanes_per_batch: int | None = None,
-                               check_primes: int = 0, bound: int | None = None) -> list[int]:
+                               check_primes: int = 0, bound: int | None = None,
+                               progress: bool | None = False) -> list[int]:
     """Exact counts for R = 0..max_removed (default E) by evaluation points.
 
     ``sweep(h, w, lanes)`` returns P(x) mod p per lane: :func:`sweep_values` on the CPU, the
@@ -204,7 +206,8 @@ def count_by_removed_evaluated(m: int, n: int, max_removed: int | None = None, *
 
     ``check_primes`` more primes are swept than the bound needs: every count must then have
     the same value modulo them as the CRT result of the others (a count beyond the bound, or
-    a lane that computed a wrong value, would show), else ``ArithmeticError``.
+    a lane that computed a wrong value, would show), else ``ArithmeticError``. ``progress``:
+    a bar over the batches (as :func:`gpuqueens.progress.progress_enabled` reads it).
 
     >>> count_by_removed_evaluated(10, 10, 4, check_primes=1)
     [1, 212, 22278, 1547004, 79847833]
@@ -223,8 +226,15 @@ def count_by_removed_evaluated(m: int, n: int, max_removed: int | None = None, *
     padding = -len(table) % LANES  # whole lane groups; the padding repeats the first lane
     table = np.concatenate([table, np.repeat(table[:1], padding, axis=0)])
     batch = len(table) if lanes_per_batch is None else max(LANES, lanes_per_batch // LANES * LANES)
-    values = np.concatenate([np.asarray(sweep(h, w, table[start:start + batch]), dtype=np.uint64)
-                             for start in range(0, len(table), batch)])
+    starts = range(0, len(table), batch)
+    swept = []
+    with Progress(len(starts), len(table), enabled=progress_enabled(progress),
+                  description=f"{h}×{w} by R") as bar:
+        for start in starts:
+            lanes = table[start:start + batch]
+            swept.append(np.asarray(sweep(h, w, lanes), dtype=np.uint64))
+            bar.advance(len(lanes))
+    values = np.concatenate(swept)
     columns = [coefficients(values[k * count:(k + 1) * count], p, root_of_unity(p, count), top + 1)
                for k, p in enumerate(primes)]
     counts = [crt([int(c) for c in row[:needed]], primes[:needed]) for row in zip(*columns)]

@@ -127,9 +127,9 @@ def sweep_values_gpu(h: int, w: int, lanes: np.ndarray, tile_steps: int = TILE_S
 
 
 def count_by_removed_gpu(m: int, n: int, max_removed: int | None = None, *,
-                         check_primes: int = 0) -> list[int]:
+                         check_primes: int = 0, progress: bool | None = False) -> list[int]:
     """Exact counts for R = 0..max_removed (default E) on the current CUDA device
-    (``check_primes``: see :func:`.evaluation.count_by_removed_evaluated`). The bound that
+    (``check_primes``, ``progress``: see :func:`.evaluation.count_by_removed_evaluated`). The bound that
     sets the number of primes (:func:`.count_bound.count_bound`, a float64 sweep) runs on
     the device too: on the host it would take ~20 s at 20×20."""
     h, w = orient(m, n)
@@ -140,4 +140,5 @@ def count_by_removed_gpu(m: int, n: int, max_removed: int | None = None, *,
     bound = count_bound(h, w, max_removed, xp=cupy)  # before the batch size reads free memory
     return count_by_removed_evaluated(m, n, max_removed, sweep=sweep_values_gpu,
                                       lanes_per_batch=lanes_per_batch(h, w, device_free_bytes(cupy)),
-                                      check_primes=check_primes, bound=bound)
+                                      check_primes=check_primes, bound=bound,
+                                      progress=progress)

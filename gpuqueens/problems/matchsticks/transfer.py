@@ -25,15 +25,18 @@ CuPy (``xp``), the GPU path of :mod:`.gpu`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import ModuleType
 
 import numpy as np
 
+from ...progress import Progress, progress_enabled
 from .grid import orient, stick_count
 from .count_bound import count_bound
 from .modular import WIDE_PRIME_LIMIT, crt, primes_for_bound
 
-__all__ = ["MAX_GPU_TRANSFER_SHORT_SIDE", "count_by_removed", "residues_by_removed", "state_count"]
+__all__ = ["MAX_GPU_TRANSFER_SHORT_SIDE", "count_by_removed", "residues_by_removed", "column_work",
+           "state_count"]
 
 #: The GPU runs problem 1 by evaluation points (:mod:`.gpu`), whose memory is 2^(h+2)
 #: residues per lane: h = 24 needs 4 GiB for a group of 8 lanes. Beyond it the time grows
@@ -56,11 +59,31 @@ def _addmod(xp: ModuleType, a, b, p, out=None, scratch=None):
     return xp.minimum(s, xp.subtract(s, p, out=scratch), out=s)
 
 
-def residues_by_removed(h: int, w: int, length: int, p: int, xp: ModuleType = np):
+def column_work(h: int, w: int, length: int) -> list[int]:
+    """The work of each point column of :func:`residues_by_removed`: the R values alive
+    (``min(decided + 1, length)``) summed over its point steps, for a progress bar.
+
+    >>> column_work(1, 2, 8)
+    [4, 10, 15]
+    """
+    work, decided = [], 0
+    for j in range(w + 1):
+        total = 0
+        for i in range(h + 1):
+            total += min(decided + 1, length)
+            decided += (i < h) + (j < w)
+        work.append(total)
+    return work
+
+
+def residues_by_removed(h: int, w: int, length: int, p: int, xp: ModuleType = np,
+                        on_column: Callable[[float], None] | None = None):
     """``X[R] mod p`` for R < length: valid configurations of an h×w grid (h <= w).
 
-    Returns an ``xp`` array of ``length`` uint64 residues.
+    Returns an ``xp`` array of ``length`` uint64 residues. ``on_column(work)`` is called
+    after each point column with its :func:`column_work`.
     """
+    work = column_work(h, w, length) if on_column is not None else None
     prime = xp.uint64(p)
     states = 1 << (h + 1)
     x = xp.zeros((states, 2, length), dtype=xp.uint64)
@@ -96,16 +119,19 @@ def residues_by_removed(h: int, w: int, length: int, p: int, xp: ModuleType = np
                         top = min(live + shift, length)
                         new[:, r, :, d, shift:top] = by_kept[d + r][..., : top - shift]
             decided += has_down + has_right
+        if work is not None:
+            on_column(work[j])
     return x[0, 0]
 
 
 def count_by_removed(m: int, n: int, max_removed: int | None = None, *,
-                     xp: ModuleType = np) -> list[int]:
+                     xp: ModuleType = np, progress: bool | None = False) -> list[int]:
     """Exact counts of valid configurations with R = 0..max_removed sticks removed.
 
     ``max_removed`` defaults to E (the whole distribution). Residues modulo enough primes
     < 2^62 that their product exceeds every count asked (:func:`.count_bound.count_bound`,
-    at most C(E, R)) are combined by the CRT.
+    at most C(E, R)) are combined by the CRT. ``progress``: a bar over the sweeps' point
+    columns, one sweep per prime (as :func:`gpuqueens.progress.progress_enabled` reads it).
 
     >>> count_by_removed(2, 2)
     [1, 4, 10, 8, 7, 4, 4, 0, 4, 0, 0, 0, 1]
@@ -117,7 +143,10 @@ def count_by_removed(m: int, n: int, max_removed: int | None = None, *,
     top = sticks if max_removed is None else min(max_removed, sticks)
     primes = primes_for_bound(count_bound(h, w, top, xp=xp), WIDE_PRIME_LIMIT)
     columns = []
-    for p in primes:
-        res = residues_by_removed(h, w, top + 1, p, xp)
-        columns.append([int(v) for v in (res.get() if hasattr(res, "get") else res)])
+    sweeps = len(primes) * (w + 1)
+    with Progress(sweeps, len(primes) * sum(column_work(h, w, top + 1)),
+                  enabled=progress_enabled(progress), description=f"{h}×{w} by R") as bar:
+        for p in primes:
+            res = residues_by_removed(h, w, top + 1, p, xp, on_column=bar.advance)
+            columns.append([int(v) for v in (res.get() if hasattr(res, "get") else res)])
     return [crt(list(values), primes) for values in zip(*columns)]
