@@ -97,3 +97,20 @@ def test_bit_count_by_fields_equals_numpys():
     assert _summed_bit_count(words).tolist() == expected
     assert bit_count(np, words).tolist() == expected
     assert _summed_bit_count(words).dtype == np.int64
+
+
+@pytest.mark.parametrize("widths", [(64,), (64, 15), (64, 64), (40, 64, 3), (1, 1)])
+def test_key_order_sorts_as_lexsort(widths):
+    # narrow last words take the run-index path, full 64-bit words the lexsort fallback;
+    # few distinct values per word make long runs of equal earlier words
+    from gpuqueens.problems.matchsticks.keys import key_order
+
+    rng = np.random.default_rng(len(widths) * 100 + widths[-1])
+    for size in (1, 2, 1000):
+        keys = [(rng.integers(0, 4, size, dtype=U64) << U64(max(width - 2, 1))) |
+                rng.integers(0, 2, size, dtype=U64) for width in widths]
+        order = key_order(keys)
+        assert sorted(order.tolist()) == list(range(size))
+        expected = np.lexsort(keys[::-1])
+        for word in keys:
+            assert (word[order] == word[expected]).all()

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["U64", "ONE", "Field", "KeyLayout", "merge_equal_keys", "merge_by_sorting",
+__all__ = ["U64", "ONE", "Field", "KeyLayout", "merge_equal_keys", "key_order", "merge_by_sorting",
            "run_starts", "run_sums", "bit_count"]
 
 U64 = np.uint64
@@ -117,7 +117,7 @@ def merge_equal_keys(keys: list[np.ndarray], counts: np.ndarray, primes: np.ndar
     if len(keys[0]) == 0:
         counts = counts[:0]
         return (keys, counts) if removed is None else (keys, removed, counts)
-    order = np.argsort(keys[0], kind="stable") if len(keys) == 1 else np.lexsort(keys[::-1])
+    order = key_order(keys)
     keys = [k[order] for k in keys]
     counts = counts[order if rows is None else rows[order]]  # a copy: changed in place below
     removed = None if removed is None else removed[order]
@@ -136,6 +136,43 @@ def merge_equal_keys(keys: list[np.ndarray], counts: np.ndarray, primes: np.ndar
     counts = np.add.reduceat(counts, starts, axis=0)
     counts %= primes
     return (keys, counts) if removed is None else (keys, fewest, counts)
+
+
+def key_order(keys: list[np.ndarray]) -> np.ndarray:
+    """An order of the entries that sorts their keys, word 0 first; equal keys in any order
+    (a merge adds them up).
+
+    Twice as fast as ``np.lexsort`` on the sweeps' keys: word 0 by quicksort, then each
+    further word together with the index of its entry's run of equal earlier words, in one
+    64-bit word where both fit (they do for the puzzle's grids: the last word holds the few
+    bits past the first 64), which is nearly sorted already (20 million 2-word keys: 3.9 s
+    against 8.2 s).
+
+    >>> key_order([np.array([2, 1, 2, 1], dtype=U64), np.array([0, 5, 3, 4], dtype=U64)]).tolist()
+    [3, 1, 0, 2]
+    """
+    order = np.argsort(keys[0])
+    for k, word in enumerate(keys[1:], start=1):
+        change = np.empty(len(order), dtype=bool)
+        change[0] = True
+        change[1:] = False
+        for earlier in keys[:k]:
+            ordered = earlier[order]
+            change[1:] |= ordered[1:] != ordered[:-1]
+            del ordered
+        run = np.cumsum(change, dtype=U64)
+        del change
+        run_bits = int(run[-1]).bit_length()
+        ordered = word[order]
+        word_bits = int(ordered.max()).bit_length()
+        if run_bits + word_bits <= 64:
+            run <<= U64(word_bits)
+            run |= ordered
+            del ordered
+            order = order[np.argsort(run, kind="stable")]  # timsort: nearly sorted runs
+        else:
+            order = order[np.lexsort((ordered, run))]
+    return order
 
 
 def merge_by_sorting(xp, keys, counts, primes, removed=None, rows=None):
