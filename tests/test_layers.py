@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "gpuqueens"
 SHARED = {"_version", "_checks", "estimates", "backends", "kernels", "progress", "ledger",
           "ledger_rows", "ledger_checks", "run_options",
           "runner", "cli_options", "checkpoint_file", "_probe", "fork_safety", "workers",
-          "worker_pool", "worker_setup", "user_frames"}
+          "worker_pool", "worker_setup", "user_frames", "glibc"}
 
 
 def module_name(path: Path) -> str:
