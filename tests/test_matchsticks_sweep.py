@@ -135,7 +135,7 @@ def test_a_point_step_refuses_to_merge_more_successors_than_memory_holds():
     assert len(made[1]) == 2             # the corner point: right and down both kept or removed
     same = step(most_successors=2)
     assert all((a == b).all() for a, b in zip(made[0] + [made[2]], same[0] + [same[2]]))
-    with pytest.raises(ValueError, match=r"made 2 entries to merge, past the 1 that"):
+    with pytest.raises(ValueError, match=r"made more than 1 entries to merge, what the free"):
         step(most_successors=1)
 
 
@@ -149,3 +149,32 @@ def test_the_successor_limit_leaves_the_merge_within_the_live_entries_memory():
         merge = most * 8 * (2 * words + primes + 3) + limit * entry_bytes(words, primes)
         assert merge <= copies * limit * entry_bytes(words, primes)
         assert most >= 2 * limit         # a sweep whose entries double per step still runs
+
+
+def test_a_point_step_stops_at_the_slice_that_passes_the_successor_limit(monkeypatch):
+    # a step finds its successors a slice of entries at a time: past the limit it stops
+    # there, without making the other slices' successors
+    import numpy as np
+
+    from gpuqueens.problems.matchsticks import sweep as sweep_module
+    from gpuqueens.problems.matchsticks.bounds import UnitSquareBound
+    from gpuqueens.problems.matchsticks.keys import U64, KeyLayout
+
+    layout = KeyLayout(2, 2, 1, None)
+    entries = 8
+    state = ([np.zeros(entries, dtype=U64) for _ in range(layout.words)],
+             np.zeros(entries, dtype=np.int64), np.ones((entries, 1), dtype=U64))
+    slices = []
+    made = sweep_module._successors
+    monkeypatch.setattr(sweep_module, "SUCCESSOR_SLICE", 2)
+    monkeypatch.setattr(sweep_module, "_successors",
+                        lambda *a, **k: slices.append(k["first"]) or made(*a, **k))
+    step = functools.partial(sweep_module.step_point, layout, state, 0, 0,
+                             bound=UnitSquareBound(2, 2, 1), caps={0: 12, 1: 12}, max_squares=1,
+                             primes=np.array([2**31 - 1], dtype=U64))
+    step()
+    assert slices == [0, 2, 4, 6]          # 2 successors an entry at the corner point
+    slices.clear()
+    with pytest.raises(ValueError, match="made more than 5 entries to merge"):
+        step(most_successors=5)
+    assert slices == [0, 2]                # 4, then 8 > 5: the last two slices are not made

@@ -38,7 +38,7 @@ def test_workers_and_executor_together_are_refused(no_pools):
 
 def test_a_short_table_stays_in_this_process(no_pools, monkeypatch):
     monkeypatch.setattr(workers, "usable_cores", lambda: 64)
-    assert table_cost(4, 4, list(range(15))).seconds < api.POOL_SECONDS
+    assert table_cost(4, 4, list(range(15))).seconds < api.TABLE_POOL_SECONDS
     assert gpuqueens.matchstick_table(4, 4, backend="cpu").rows == TABLE_4X4
 
 
@@ -49,7 +49,7 @@ def test_explicit_workers_solve_the_units_in_worker_processes(pools):
 
 
 def test_a_long_table_uses_every_core_by_default(pools, monkeypatch):
-    monkeypatch.setattr(api, "POOL_SECONDS", 0.0)  # the 4×4 table counts as long
+    monkeypatch.setattr(api, "TABLE_POOL_SECONDS", 0.0)  # the 4×4 table counts as long
     monkeypatch.setattr(workers, "usable_cores", lambda: 3)
     assert gpuqueens.matchstick_table(4, 4, backend="cpu", progress=False).rows == TABLE_4X4
     assert len(pools) == 1 and pools[0]._max_workers == 3
@@ -61,7 +61,7 @@ def test_a_long_table_uses_every_core_by_default(pools, monkeypatch):
 
 
 def test_the_default_starts_no_more_processes_than_memory_holds(pools, monkeypatch):
-    monkeypatch.setattr(api, "POOL_SECONDS", 0.0)
+    monkeypatch.setattr(api, "TABLE_POOL_SECONDS", 0.0)
     monkeypatch.setattr(workers, "usable_cores", lambda: 8)
     need = table_cost(4, 4, list(range(15))).memory
     monkeypatch.setattr(workers, "available_memory", lambda: 1.5 * need)  # one process fits
@@ -71,7 +71,7 @@ def test_the_default_starts_no_more_processes_than_memory_holds(pools, monkeypat
 
 
 def test_a_long_table_runs_in_this_process_with_workers_1(no_pools, monkeypatch):
-    monkeypatch.setattr(api, "POOL_SECONDS", 0.0)
+    monkeypatch.setattr(api, "TABLE_POOL_SECONDS", 0.0)
     monkeypatch.setattr(workers, "usable_cores", lambda: 1)
     assert gpuqueens.matchstick_table(4, 4, backend="cpu", workers=1).rows == TABLE_4X4
 

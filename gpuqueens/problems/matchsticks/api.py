@@ -49,7 +49,7 @@ DEFAULT_SQUARES = range(15)
 #: half sweeps again (7×7: about half of its time, ~6 GB per process), so only the joins
 #: of the centre patterns are shared out. 6×6 (seconds) stays in this process, 6×7
 #: (about a minute) and 7×7 use every core, as far as memory holds a process per core.
-POOL_SECONDS = 30.0
+TABLE_POOL_SECONDS = 30.0
 #: Problem 2 by the centre join uses every core by default from this shorter side: a 7×7
 #: count takes a minute or more (its half sweeps alone ~25 s), a 6×6 count from 0.1 s (at
 #: the table's fewest R) to many minutes (mid-range R), which the up-front estimate cannot
@@ -413,7 +413,7 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
                          f"(7×7 takes ~3 minutes on 2 cores and ~6 GB of memory a process); got {h}")
     cost = table_cost(h, w, wanted)
     check_cost(cost)
-    large = cost.seconds >= POOL_SECONDS
+    large = cost.seconds >= TABLE_POOL_SECONDS
     backend = _table_backend(backend, h, workers=workers, executor=executor, large=large)
     where = dict(workers=workers, executor=executor, large=large,
                  units=len(centre_patterns(h)), memory_per_worker=cost.memory)

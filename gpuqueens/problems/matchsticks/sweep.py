@@ -60,8 +60,8 @@ from .grid import orient, square_count, stick_count
 from .keys import ONE, U64, KeyLayout, merge_equal_keys
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 
-__all__ = ["SweepStats", "step_point", "successor_limit", "sweep", "table_rows_by_sweep", "count_exact",
-           "too_many_entries", "MAX_EXACT_SHORT_SIDE", "FREE_MEMORY_SHARE"]
+__all__ = ["SweepStats", "step_point", "successor_limit", "sweep", "table_rows_by_sweep",
+           "count_exact", "too_many_entries", "MAX_EXACT_SHORT_SIDE", "FREE_MEMORY_SHARE"]
 
 #: Measured (docs/matchsticks.md): the live entries grow ~10-30x per unit of the short side
 #: (table: 4×4 3·10^4, 5×5 1.1·10^6, 6×6 up to 1.8·10^7 per S and past 2·10^7 for S = 12;
@@ -174,17 +174,19 @@ def step_point(layout: KeyLayout, state: State, i: int, j: int, *, bound: UnitSq
     # Memory: the successors carry the row of their entry's counts instead of a copy of
     # them, and come from slices of the entries, so that the temporaries of _successors
     # (~25 words an entry) are a slice's; the step's peak is the merge's.
-    pieces = [_successors(layout, [word[a:a + SUCCESSOR_SLICE] for word in keys],
-                          removed[a:a + SUCCESSOR_SLICE], i, j, bound=bound, caps=caps,
-                          max_squares=max_squares, max_removed=max_removed,
-                          undecided=undecided, first=a, xp=xp)
-              for a in range(0, len(removed), SUCCESSOR_SLICE)]
-    found = sum(len(piece[2]) for piece in pieces)
-    if most_successors is not None and found > most_successors:
-        raise ValueError(
-            f"{layout.h}×{layout.w}: a point step (column {j}, row {i}) made {found:,} entries "
-            f"to merge, past the {most_successors:,} that this machine's memory holds; this "
-            "count is too large for it here (see docs/matchsticks.md for the measured growth)")
+    pieces, found = [], 0
+    for a in range(0, len(removed), SUCCESSOR_SLICE):
+        pieces.append(_successors(layout, [word[a:a + SUCCESSOR_SLICE] for word in keys],
+                                  removed[a:a + SUCCESSOR_SLICE], i, j, bound=bound, caps=caps,
+                                  max_squares=max_squares, max_removed=max_removed,
+                                  undecided=undecided, first=a, xp=xp))
+        found += len(pieces[-1][2])
+        if most_successors is not None and found > most_successors:  # stop before the merge
+            raise ValueError(
+                f"{layout.h}×{layout.w}: a point step (column {j}, row {i}) made more than "
+                f"{most_successors:,} entries to merge, what the free memory holds; this "
+                "count is too large for it here (see docs/matchsticks.md for the measured "
+                "growth)")
     if not found:
         return ([xp.zeros(0, dtype=U64) for _ in range(layout.words)],
                 xp.zeros(0, dtype=np.int64), xp.zeros((0, len(primes)), dtype=U64))
