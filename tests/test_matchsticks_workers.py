@@ -137,6 +137,9 @@ def test_a_checkpointed_count_by_squares_resumes(tmp_path, pools):
                                  checkpoint=path, progress=False) == ways
     assert gpuqueens.matchsticks(6, 6, removed=r, squares=s, backend="cpu", workers=1,
                                  checkpoint=path, recheck=2) == ways
+    assert gpuqueens.matchsticks(6, 6, removed=r, squares=s, backend="cpu", workers=2,
+                                 checkpoint=path, recheck=0) == ways
+    assert len(pools) == 1      # resumed with nothing left to solve: no worker processes
     with pytest.raises(gpuqueens.CheckpointError):      # another count's checkpoint
         gpuqueens.matchsticks(6, 6, removed=r, squares=s + 1, backend="cpu", checkpoint=path)
 

@@ -22,13 +22,13 @@ from ..._checks import check_int
 from ...estimates import available_memory, check_memory
 from ...ledger import check_checkpoint_path
 from ...progress import check_progress
-from ...runner import check_run_options
+from ...runner import check_run_options, units_to_solve
 from ...backends import requested_backend, resolve_backend
 from ...workers import check_workers, choose_backend, executor_for, planned_processes
 from .column_powers import count_by_column_powers
 from .costs import Cost, check_cost, power_cost, transfer_cost
 from .square_costs import exact_cost, exact_join_cost, table_cost
-from .exact_join import MAX_EXACT_JOIN_SHORT_SIDE, count_exact_join
+from .exact_join import MAX_EXACT_JOIN_SHORT_SIDE, count_exact_join, exact_units
 from .grid import check_grid, orient, square_count, stick_count
 from .sweep import MAX_EXACT_SHORT_SIDE, count_exact
 from .pairing import centre_patterns
@@ -281,8 +281,11 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
         backend = choose_backend("gpu", workers=workers, executor=executor, large_on_gpu=large)
     else:
         backend = square_tracking_backend(backend)
-    where = dict(workers=workers, executor=executor, large=large,
-                 units=len(centre_patterns(h)), memory_per_worker=cost.memory)
+    # a resumed count solves only what its checkpoint lacks: no worker processes for less
+    left = units_to_solve([unit.key for unit in exact_units(h, w, removed, squares)],
+                          checkpoint, recheck)
+    where = dict(workers=workers, executor=executor, large=large, units=left,
+                 memory_per_worker=cost.memory)
     _check_worker_memory(cost, backend, where)
     with executor_for(backend, **where, worker_even_alone=True) as chosen:
         run = {"checkpoint": checkpoint, "executor": chosen.executor, "progress": progress,
