@@ -43,7 +43,7 @@ from .round_cache import RoundCache, forget_join_leftovers
 __all__ = ["table_rows", "run_levels", "merge_fewest", "round_units", "solve_round_unit",
            "MAX_JOIN_SHORT_SIDE"]
 
-#: Largest shorter side the join answers. 7×7 takes 166 s on 2 cores, 6.1 GB a process, with
+#: Largest shorter side the join answers. 7×7 takes 154 s on 2 cores, 6.3 GB a process, with
 #: 3.1·10^7 live entries (2026-11-24); 8×8 would need ~10 times the memory.
 MAX_JOIN_SHORT_SIDE = 7
 #: 3: one checkpoint file, a ledger stage per round (2: a file per round; 1: sweep units).
