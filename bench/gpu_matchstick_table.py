@@ -22,7 +22,7 @@ peak GB
     device memory held by CuPy's pool after the last table (its blocks stay allocated).
 cpu s
     the same table with ``backend="cpu"`` in this process, for grids up to a shorter side
-    of ``--cpu-max`` (default 6; 7×7 takes about ten minutes on the CPU).
+    of ``--cpu-max`` (default 6; 7×7 takes about three minutes on 2 cores).
 check
     ``cpu`` where the CPU table ran (the rows must be equal), and for every grid
     ``sweep``: the rows for the S in ``--sweep-squares`` (default 0, 1, 2, 4: a few
