@@ -1,19 +1,12 @@
 """bench/cpu_matchstick_rows.py: the table's rows checked through problem 2, on small grids."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
-
-SCRIPT = Path(__file__).resolve().parent.parent / "bench" / "cpu_matchstick_rows.py"
+from scripts import load_script
 
 
 @pytest.fixture(scope="module")
 def rows_script():
-    spec = importlib.util.spec_from_file_location("cpu_matchstick_rows", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench/cpu_matchstick_rows.py")
 
 
 def test_every_row_of_a_small_table_agrees(rows_script, capsys):

@@ -1,7 +1,6 @@
 """The picture script of docs/figures finds the puzzle's removals by its own search: it must
 agree with the puzzle table (an independent check of the table's S = 0 row, too)."""
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -9,16 +8,14 @@ from pathlib import Path
 import pytest
 
 import gpuqueens
+from scripts import load_script
 
 SCRIPT = Path(__file__).resolve().parent.parent / "docs" / "figures" / "matchstick_picture.py"
 
 
 @pytest.fixture(scope="module")
 def picture():
-    spec = importlib.util.spec_from_file_location("matchstick_picture", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("docs/figures/matchstick_picture.py")
 
 
 @pytest.mark.parametrize("m, n", [(1, 1), (2, 2), (2, 3), (3, 3)])
