@@ -159,14 +159,15 @@ def _gpu_device_plan(processes: int) -> tuple[str, ...]:
 
 
 def _process_count(backend: str, workers: int | None, *, large: bool, units: int,
-                   memory_per_worker: float | None, warn: bool = False) -> int:
+                   memory_per_worker: float | None, memory_shared: float = 0.0,
+                   warn: bool = False) -> int:
     wanted = _wanted(workers, None, large)
     if wanted is None:  # the whole machine
         wanted = gpu_report(here=False).count if backend == "gpu" else usable_cores()
         if memory_per_worker:
             memory = available_memory()
             if memory:
-                wanted = min(wanted, int(memory // memory_per_worker))
+                wanted = min(wanted, int((memory - memory_shared) // memory_per_worker))
     elif backend == "cpu":
         wanted = _at_most_the_cores(wanted, units, warn=warn)
     return max(1, min(wanted, units))  # never more processes than units
@@ -190,7 +191,8 @@ def _at_most_the_cores(workers: int, units: int, *, warn: bool) -> int:
 
 def planned_processes(backend: str, *, workers: int | None = None,
                       executor: concurrent.futures.Executor | None = None, large: bool,
-                      units: int, memory_per_worker: float | None = None) -> int:
+                      units: int, memory_per_worker: float | None = None,
+                      memory_shared: float = 0.0) -> int:
     """How many processes :func:`executor_for` will have solve the units (same arguments),
     told before any is started: what a long-run estimate divides the work by. With an
     executor, as many units as it can solve at once, as well as can be told.
@@ -204,7 +206,7 @@ def planned_processes(backend: str, *, workers: int | None = None,
     if executor is not None:
         return executor_workers(executor)
     return _process_count(backend, workers, large=large, units=units,
-                          memory_per_worker=memory_per_worker)
+                          memory_per_worker=memory_per_worker, memory_shared=memory_shared)
 
 
 @dataclass(frozen=True)
@@ -251,6 +253,7 @@ def executor_for(
     large: bool,
     units: int,
     memory_per_worker: float | None = None,
+    memory_shared: float = 0.0,
     worker_even_alone: bool = False,
 ) -> Iterator[Workers]:
     """Choose where a count's units run, start the worker processes it needs, end them after.
@@ -263,7 +266,8 @@ def executor_for(
       about a second to start (the problem knows its own costs).
     * ``units``: how many units there are; no more processes than units are started.
     * ``memory_per_worker``: bytes each process needs, to start no more by default than
-      this machine's memory holds.
+      this machine's memory holds; ``memory_shared``: bytes needed once, however many
+      processes there are (what the processes share, such as a round in a file).
     * ``worker_even_alone``: a ``large`` CPU job whose units run faster in a worker process
       (its malloc set-up, :mod:`gpuqueens.worker_setup`) than in this one by much more than
       the process takes to start: by default it gets a worker process even when the machine
@@ -281,7 +285,8 @@ def executor_for(
         yield Workers(backend, executor, external=True)
         return
     count = _process_count(backend, workers, large=large, units=units,
-                           memory_per_worker=memory_per_worker, warn=True)
+                           memory_per_worker=memory_per_worker, memory_shared=memory_shared,
+                           warn=True)
     alone_in_worker = (worker_even_alone and backend == "cpu" and units >= 1
                        and _wanted(workers, None, large) is None)
     if count <= 1 and not alone_in_worker:

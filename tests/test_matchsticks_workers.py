@@ -5,6 +5,7 @@ as N-Queens' (test_workers.py), for the table's rounds and problem 2's centre pa
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 
 import pytest
 from seed_tables import SEED_4X4, SEED_6X6
@@ -60,14 +61,18 @@ def test_a_long_table_uses_every_core_by_default(pools, monkeypatch):
     assert pools[1]._max_workers == len(centre_patterns(3))
 
 
-def test_the_default_starts_no_more_processes_than_memory_holds(pools, monkeypatch):
+@pytest.mark.parametrize("memory, processes", [(0.95, 1), (1.5, 4)])
+def test_the_default_starts_no_more_processes_than_memory_holds(pools, monkeypatch, memory,
+                                                                 processes):
     monkeypatch.setattr(api, "TABLE_POOL_SECONDS", 0.0)
     monkeypatch.setattr(workers, "usable_cores", lambda: 8)
     need = table_cost(4, 4, list(range(15))).memory
-    monkeypatch.setattr(workers, "available_memory", lambda: 1.5 * need)  # one process fits
+    monkeypatch.setattr(workers, "available_memory", lambda: memory * need)
     assert gpuqueens.matchstick_table(4, 4, backend="cpu", progress=False).rows == TABLE_4X4
-    # one worker process all the same: its malloc set-up keeps the sweeps' arrays in its heap
-    assert len(pools) == 1 and pools[0]._max_workers == 1
+    # one build of a round, then each process's pairing: 0.85 + 4 × 0.15 of the estimate
+    # fit in 1.5 of it; with one process, still a worker: its malloc set-up keeps the
+    # sweeps' arrays in its heap
+    assert len(pools) == 1 and pools[0]._max_workers == processes
 
 
 def test_a_long_table_runs_in_this_process_with_workers_1(no_pools, monkeypatch):
@@ -79,9 +84,20 @@ def test_a_long_table_runs_in_this_process_with_workers_1(no_pools, monkeypatch)
 def test_explicit_workers_that_memory_cannot_hold_are_refused_up_front(no_pools, monkeypatch):
     monkeypatch.setattr(workers, "usable_cores", lambda: 8)  # 3 processes even on 2 cores
     need = table_cost(4, 4, list(range(15))).memory
-    monkeypatch.setattr(estimates, "available_memory", lambda: 2.5 * need)
-    with pytest.raises(ValueError, match="in each of 3 worker processes"):
+    # the processes share the round's build: 0.85 + 3 × 0.15 of the estimate
+    monkeypatch.setattr(estimates, "available_memory", lambda: 1.2 * need)
+    with pytest.raises(ValueError, match="in 3 worker processes sharing its half sweeps"):
         gpuqueens.matchstick_table(4, 4, backend="cpu", workers=3)
+    # an executor's processes may be anywhere: each builds its own round
+    monkeypatch.setattr(estimates, "available_memory", lambda: 2.5 * need)
+    monkeypatch.setattr(api, "open_store", _no_store)
+    with pytest.raises(ValueError, match="in 3 worker processes each with its own half sweeps"):
+        gpuqueens.matchstick_table(4, 4, backend="cpu", workers=3)
+
+
+@contextlib.contextmanager
+def _no_store():
+    yield None
 
 
 def test_a_checkpointed_table_resumes_with_other_workers(tmp_path, pools):

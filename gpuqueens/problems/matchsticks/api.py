@@ -10,6 +10,7 @@ Every call checks its arguments and estimates its memory and time from the sizes
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import html
 import numbers
 import os
@@ -32,6 +33,7 @@ from .exact_join import MAX_EXACT_JOIN_SHORT_SIDE, count_exact_join, exact_units
 from .grid import check_grid, orient, square_count, stick_count
 from .sweep import MAX_EXACT_SHORT_SIDE, count_exact
 from .pairing import centre_patterns
+from .round_store import open_store
 from .table import MAX_JOIN_SHORT_SIDE, table_rows
 from .transfer import MAX_GPU_TRANSFER_SHORT_SIDE, count_by_removed
 
@@ -45,11 +47,16 @@ MAX_CPU_TRANSFER_SHORT_SIDE = 13
 #: The puzzle's S values, asked by default (as far as the grid has that many squares).
 DEFAULT_SQUARES = range(15)
 #: A table expected to take at least this many seconds (:func:`.square_costs.table_cost`) is long
-#: enough to gain from worker processes: each starts in ~0.3 s but computes every round's
-#: half sweeps again (7×7: about half of its time, ~6 GB per process), so only the joins
-#: of the centre patterns are shared out. 6×6 (seconds) stays in this process, 6×7
-#: (about a minute) and 7×7 use every core, as far as memory holds a process per core.
+#: enough to gain from worker processes: each starts in ~0.3 s, and the processes wait for
+#: one of them to build each round's half sweeps (7×7: about half of its time, ~6 GB at the
+#: peak), so only the joins of the centre patterns are shared out. 6×6 (seconds) stays in
+#: this process, 6×7 (about a minute) and 7×7 use every core, as far as memory holds them.
 TABLE_POOL_SECONDS = 30.0
+#: The worker processes of a centre join on the CPU share each round through a file
+#: (:mod:`.round_store`): one of them builds it (the estimate's memory), then each holds,
+#: beside the shared parts, its own pairing's arrays, taken as this share of the estimate
+#: (7×7 table: ~0.4 GB more per process against 10.5 GB estimated, 2026-11-24).
+JOIN_MEMORY_SHARE = 0.15
 #: Problem 2 by the centre join uses every core by default from this shorter side: a 7×7
 #: count takes a minute or more (its half sweeps alone ~25 s), a 6×6 count from 0.1 s (at
 #: the table's fewest R) to many minutes (mid-range R), which the up-front estimate cannot
@@ -284,14 +291,15 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     # a resumed count solves only what its checkpoint lacks: no worker processes for less
     left = units_to_solve([unit.key for unit in exact_units(h, w, removed, squares)],
                           checkpoint, recheck)
-    where = dict(workers=workers, executor=executor, large=large, units=left,
-                 memory_per_worker=cost.memory)
-    _check_worker_memory(cost, backend, where)
-    with executor_for(backend, **where, worker_even_alone=True) as chosen:
-        run = {"checkpoint": checkpoint, "executor": chosen.executor, "progress": progress,
-               "recheck": recheck}
-        return count_exact_join(m, n, removed=removed, squares=squares, run=run,
-                                wrap_solver=chosen.solver, backend=backend)
+    with _rounds_where(cost, backend, executor) as (store, memory):
+        where = dict(workers=workers, executor=executor, large=large, units=left, **memory)
+        _check_worker_memory(cost, backend, where)
+        with executor_for(backend, **where, worker_even_alone=True) as chosen:
+            run = {"checkpoint": checkpoint, "executor": chosen.executor, "progress": progress,
+                   "recheck": recheck}
+            return count_exact_join(m, n, removed=removed, squares=squares, run=run,
+                                    wrap_solver=chosen.solver, backend=backend,
+                                    store=store if chosen.processes > 1 else None)
 
 
 def _refuse_units_options(m: int, n: int, checkpoint: object, executor: object,
@@ -308,11 +316,32 @@ def _refuse_units_options(m: int, n: int, checkpoint: object, executor: object,
 
 
 def _check_worker_memory(cost: Cost, backend: str, where: dict[str, Any]) -> None:
-    """Refuse up front a number of worker processes whose half sweeps memory cannot hold."""
+    """Refuse up front a number of worker processes whose rounds memory cannot hold."""
     processes = planned_processes(backend, **where)
     if where["executor"] is None and processes > 1:
-        check_memory(f"{cost.what}, in each of {processes} worker processes",
-                     cost.memory * processes)
+        shared = where.get("memory_shared", 0.0)
+        how = "sharing its half sweeps" if shared else "each with its own half sweeps"
+        check_memory(f"{cost.what}, in {processes} worker processes {how}",
+                     shared + where["memory_per_worker"] * processes)
+
+
+@contextlib.contextmanager
+def _rounds_where(cost: Cost, backend: str,
+                  executor: concurrent.futures.Executor | None) -> Iterator[tuple[str | None, dict]]:
+    """Where the worker processes of a centre join keep its rounds, and the memory that
+    decides how many there are: ``(store directory or None, memory options of
+    :func:`gpuqueens.workers.executor_for`)``. On the CPU without the caller's executor, one
+    store for the processes started here (:mod:`.round_store`); else a round per process."""
+    with contextlib.ExitStack() as stack:
+        store = None
+        if backend == "cpu" and executor is None:
+            store = stack.enter_context(open_store())
+        if store is None:
+            yield None, {"memory_per_worker": cost.memory}
+        else:
+            joining = cost.memory * JOIN_MEMORY_SHARE
+            yield str(store.directory), {"memory_per_worker": joining,
+                                         "memory_shared": cost.memory - joining}
 
 
 def _table_backend(backend: str | None, h: int, *, workers, executor, large: bool) -> str:
@@ -391,8 +420,9 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
 
     ``workers``: how many processes solve the units, as for :func:`gpuqueens.nqueens`.
     ``None`` (the default): every usable core for a table expected to take half a minute
-    or more (6×7, 7×7), as many as memory holds (each process computes a round's half
-    sweeps once: ~6.4 GB for 7×7) and on the CPU at least one worker process, whose malloc
+    or more (6×7, 7×7), as many as memory holds (on the CPU one of them builds each round's
+    half sweeps, ~6 GB at the peak for 7×7, and the others share them through a file:
+    :mod:`.round_store`) and on the CPU at least one worker process, whose malloc
     set-up suits the half sweeps' large arrays (:mod:`gpuqueens.worker_setup`); else this
     process; ``1``: this process only. Or ``executor``: any executor (threads, processes, a
     Dask cluster) spreads the units.
@@ -418,14 +448,16 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     check_cost(cost)
     large = cost.seconds >= TABLE_POOL_SECONDS
     backend = _table_backend(backend, h, workers=workers, executor=executor, large=large)
-    where = dict(workers=workers, executor=executor, large=large,
-                 units=len(centre_patterns(h)), memory_per_worker=cost.memory)
-    _check_worker_memory(cost, backend, where)  # each process holds a round's half sweeps
-    # a large CPU table runs in a worker process even alone there: its malloc set-up keeps
-    # the half sweeps' arrays in the heap (7×7 on 2 cores: 386 s, not 531 s), and this
-    # process is left as it is
-    with executor_for(backend, **where, worker_even_alone=True) as chosen:
-        run = {"checkpoint": checkpoint, "executor": chosen.executor, "progress": progress,
-               "recheck": recheck}
-        rows = table_rows(h, w, wanted, run=run, wrap_solver=chosen.solver, backend=backend)
+    with _rounds_where(cost, backend, executor) as (store, memory):
+        where = dict(workers=workers, executor=executor, large=large,
+                     units=len(centre_patterns(h)), **memory)
+        _check_worker_memory(cost, backend, where)
+        # a large CPU table runs in a worker process even alone there: its malloc set-up
+        # keeps the half sweeps' arrays in the heap (7×7 on 2 cores: 386 s, not 531 s), and
+        # this process is left as it is
+        with executor_for(backend, **where, worker_even_alone=True) as chosen:
+            run = {"checkpoint": checkpoint, "executor": chosen.executor, "progress": progress,
+                   "recheck": recheck}
+            rows = table_rows(h, w, wanted, run=run, wrap_solver=chosen.solver, backend=backend,
+                              store=store if chosen.processes > 1 else None)
     return MatchstickTable(m, n, tuple(rows), backend)

@@ -205,12 +205,13 @@ _rounds = RoundCache(_prepare, forget_join_leftovers)
 
 
 def solve_exact_unit(payload: Mapping[str, Any], stats: JoinStats | None = None,
-                     backend: str = "cpu") -> tuple[int, ...]:
-    """One unit: the residues of its centre pattern (picklable; halves cached per process).
+                     backend: str = "cpu", store: str | None = None) -> tuple[int, ...]:
+    """One unit: the residues of its centre pattern (picklable; halves cached per process,
+    or built once for the processes that share ``store``, :mod:`.round_store`).
     ``backend="gpu"``: half sweeps and pairing on the current CUDA device, same result."""
     key = (payload["h"], payload["w"], payload["removed"], payload["squares"],
            payload["max_entries"], backend)
-    with _rounds.using(*key) as rnd:
+    with _rounds.using(*key, store=store) as rnd:
         if backend == "gpu":
             from .gpu_join import join_exact_centre_gpu
 
@@ -222,11 +223,11 @@ def count_exact_join(m: int, n: int, *, removed: int, squares: int,
                      run: Mapping[str, Any] | None = None, max_entries: int | None = None,
                      stats: JoinStats | None = None,
                      wrap_solver: Callable[[Callable], Callable] | None = None,
-                     backend: str = "cpu") -> int:
+                     backend: str = "cpu", store: str | None = None) -> int:
     """Valid configurations of an m×n grid with exactly ``removed`` sticks removed and
     ``squares`` squares, by the centre join (units through
     :func:`gpuqueens.runner.run_units`; ``run``: its options, without a progress bar unless
-    it asks for one; ``stats``, ``wrap_solver``, ``backend``: as for
+    it asks for one; ``stats``, ``wrap_solver``, ``backend``, ``store``: as for
     :func:`.table.table_rows`)."""
     h, w = orient(m, n)
     if squares > square_count(h, w) or removed > stick_count(h, w):
@@ -236,7 +237,7 @@ def count_exact_join(m: int, n: int, *, removed: int, squares: int,
         raise ValueError("stats are gathered in this process only: not with an executor")
     run.setdefault("progress", False)
     units = exact_units(h, w, removed, squares, max_entries)
-    solve = functools.partial(solve_exact_unit, stats=stats, backend=backend)
+    solve = functools.partial(solve_exact_unit, stats=stats, backend=backend, store=store)
     if wrap_solver is not None:
         solve = wrap_solver(solve)
     job = {"problem": "matchsticks-exact", "format": 1, "m": h, "n": w, "removed": removed,

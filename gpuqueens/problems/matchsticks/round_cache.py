@@ -21,10 +21,12 @@ False
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 from typing import Any, Callable, Iterator
 
 from .bounds import unit_square_bound
+from .round_store import RoundStore
 
 __all__ = ["RoundCache", "forget_join_leftovers", "IDLE_SECONDS"]
 
@@ -52,17 +54,20 @@ class RoundCache:
         return self._key is not None
 
     @contextlib.contextmanager
-    def using(self, *key: Any) -> Iterator[Any]:
-        """The round of ``key``, built here unless it is the one kept (which it replaces)."""
+    def using(self, *key: Any, store: str | None = None) -> Iterator[Any]:
+        """The round of ``key``, built here unless it is the one kept (which it replaces).
+        ``store``: the directory of a :class:`.round_store.RoundStore` that the processes
+        of one count share (the round is then built by the first of them only)."""
         with self._lock:
             self._active += 1
             self._uses += 1
             self._cancel_timer()
             try:
-                if self._key != key:
+                if self._key != (key, store):
                     self._drop()                 # free the old round before building the new
-                    self._round = self._build(*key)
-                    self._key = key
+                    build = functools.partial(self._build, *key)
+                    self._round = build() if store is None else RoundStore(store).shared(key, build)
+                    self._key = (key, store)
             except BaseException:
                 self._active -= 1
                 raise

@@ -16,7 +16,9 @@ Work units: a round has one unit per centre stick pattern C (up to its top-botto
 the configurations with that C and the number of ways at it; the round's answer is the
 smallest R over the units with the counts at it added (:func:`merge_fewest`). The units
 of a round share the half sweeps, which a process computes once per round and keeps for
-the units it solves (:mod:`.round_cache`: forgotten after a minute without a unit). Every
+the units it solves (:mod:`.round_cache`: forgotten after a minute without a unit), or
+which one of the worker processes started for the table builds for all of them
+(:mod:`.round_store`). Every
 round goes through :func:`gpuqueens.runner.run_units` (progress, checkpoint, executors), as
 one *stage* of one run: a checkpoint is one file, and a resumed run reads the finished
 rounds back and goes on where it stopped.
@@ -152,15 +154,16 @@ def _round_key(payload: Mapping[str, Any], backend: str) -> tuple:
 
 
 def solve_round_unit(payload: Mapping[str, Any], stats: JoinStats | None = None,
-                     backend: str = "cpu") -> tuple[int, ...]:
+                     backend: str = "cpu", store: str | None = None) -> tuple[int, ...]:
     """One unit: ``(R, count)`` for each S of the round in order, ``R = -1`` where none.
     ``backend="gpu"``: the half sweeps and the pairing run on the current CUDA device
     (:mod:`.halves` on CuPy arrays, :mod:`.gpu_join`), with the same result.
 
     Picklable, so process pools and Dask can run it; the half sweeps are kept per process
-    (:mod:`.round_cache`).
+    (:mod:`.round_cache`), and built once for the processes of one machine that share the
+    ``store`` directory (:mod:`.round_store`).
     """
-    with _rounds.using(*_round_key(payload, backend)) as rnd:
+    with _rounds.using(*_round_key(payload, backend), store=store) as rnd:
         if backend == "gpu":
             from .gpu_join import join_centre_gpu
 
@@ -182,7 +185,7 @@ def _decode(caps: dict[int, int], flat: tuple[int, ...]) -> dict[int, tuple[int,
 def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any] | None = None,
                max_entries: int | None = None, stats: JoinStats | None = None,
                wrap_solver: Callable[[Callable], Callable] | None = None,
-               backend: str = "cpu") -> Rows:
+               backend: str = "cpu", store: str | None = None) -> Rows:
     """Rows ``(S, fewest R, count)`` for each S asked (``(S, None, 0)`` when impossible) of
     an m×n grid, round by round through :func:`gpuqueens.runner.run_units`.
 
@@ -192,6 +195,7 @@ def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any]
     solved in this process, so it is refused with an executor. ``wrap_solver``: turns the
     unit solver into the one the executor runs (:meth:`gpuqueens.workers.Workers.solver`).
     ``backend``: where the units run, ``"cpu"`` or ``"gpu"`` (half sweeps and pairing).
+    ``store``: a :mod:`.round_store` directory that the worker processes share (CPU only).
     """
     wanted = sorted(set(squares))
     h, w = orient(m, n)
@@ -200,7 +204,7 @@ def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any]
         raise ValueError("stats are gathered in this process only: not with an executor")
     job = {"problem": "matchstick-table", "format": JOB_FORMAT, "m": h, "n": w,
            "squares": wanted}
-    solve = functools.partial(solve_round_unit, stats=stats, backend=backend)
+    solve = functools.partial(solve_round_unit, stats=stats, backend=backend, store=store)
     if wrap_solver is not None:
         solve = wrap_solver(solve)
 
