@@ -137,3 +137,13 @@ def test_a_table_on_worker_processes_shares_its_rounds_and_leaves_no_store(monke
     rounds = files.count(".round")  # one file per round of the join, whatever the processes
     assert rounds >= 1 and files == [".lock"] * rounds + [".round"] * rounds
     assert not _stores_of(os.getpid())
+
+
+def test_a_file_system_that_cannot_map_files_gets_a_copy(tmp_path, monkeypatch):
+    def cannot_map(*args, **kwargs):
+        raise OSError(19, "No such device")
+
+    write_round({"a": np.arange(7)}, tmp_path / "r.round")
+    monkeypatch.setattr(round_store.mmap, "mmap", cannot_map)
+    back = read_round(tmp_path / "r.round")
+    assert back["a"].tolist() == list(range(7)) and not back["a"].flags.writeable

@@ -134,9 +134,13 @@ def write_round(value: Any, path: Path) -> None:
 
 
 def read_round(path: Path) -> Any:
-    """What :func:`write_round` wrote, its arrays read-only views of the mapped file."""
+    """What :func:`write_round` wrote, its arrays read-only views of the mapped file (or
+    of a copy in memory, where the file system cannot map files)."""
     with open(path, "rb") as f:
-        whole = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        try:
+            whole: mmap.mmap | bytes = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        except OSError:
+            whole = f.read()
     view = memoryview(whole)
     size, count = _HEADER.unpack_from(view)
     head = bytes(view[_HEADER.size:_HEADER.size + size])
