@@ -32,6 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for register in (nqueens_cli.register, matchsticks_cli.register):
         register(commands)
+    for command in commands.choices.values():  # an unknown option gets its command's usage
+        command.set_defaults(command_parser=command)
     return parser
 
 
@@ -83,7 +85,13 @@ def _stdout_is_closed() -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
+        parser.error(f"unrecognized arguments: {argv[0]} (the command comes first: "
+                     "gpuqueens COMMAND [options], e.g. gpuqueens nqueens 12 --backend cpu)")
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     if _stdout_is_closed():
         print("gpuqueens: error: standard output is closed: the counts could not be printed", file=sys.stderr)
         return 1

@@ -1,4 +1,5 @@
-"""Find the CUDA sources in ``kernels/`` and build them with CuPy, once per device.
+"""Find the CUDA sources in ``kernels/`` and build them with CuPy, once per device; wait
+for their launches without holding up Ctrl-C (:func:`wait_for_device`).
 
 In an installed wheel the sources live in ``gpuqueens/_kernels``; in a source checkout they
 are in the top-level ``kernels/`` folder. CuPy caches compiled modules on disk, so only the
@@ -8,9 +9,14 @@ first run on a machine pays the compile.
 from __future__ import annotations
 
 import functools
+import time
 from pathlib import Path
 
-__all__ = ["kernel_source_path", "kernel_source", "load_module"]
+__all__ = ["kernel_source_path", "kernel_source", "load_module", "wait_for_device"]
+
+#: The longest pause between two looks at the device while waiting for it (seconds): how
+#: late a wait may notice that the work is done, and how long Ctrl-C may wait at most.
+WAIT_PAUSE_SECONDS = 0.002
 
 _HERE = Path(__file__).resolve().parent
 _SEARCH = (_HERE / "_kernels", _HERE.parent / "kernels")
@@ -45,3 +51,22 @@ def load_module(name: str, options: tuple[str, ...] = ("-std=c++17",)):
     import cupy
 
     return _load(name, tuple(options), cupy.cuda.Device().id)
+
+
+def wait_for_device() -> None:
+    """Wait until the work queued on the current CUDA stream is done, looking every few
+    milliseconds.
+
+    A read-back (``.get()``) waits inside CUDA, where Python cannot run its signal
+    handlers: Ctrl-C, or a batch scheduler's SIGTERM, would be held until a whole unit is
+    done (hours at n = 27). Between two looks Python sleeps, so a signal is handled at
+    once, and no CPU core spins while the device works.
+    """
+    import cupy
+
+    done = cupy.cuda.Event(disable_timing=True)
+    done.record(cupy.cuda.get_current_stream())
+    pause = 0.0001
+    while not done.done:
+        time.sleep(pause)
+        pause = min(2 * pause, WAIT_PAUSE_SECONDS)

@@ -181,9 +181,9 @@ def _at_most_the_cores(workers: int, units: int, *, warn: bool) -> int:
     if workers > cores and units > cores:
         if warn:  # once, where the processes are started
             many = cores > 1
+            runs = f"{cores} worker processes run" if many else "this process runs the count"
             warnings.warn(f"workers={workers} is more than the {cores} usable core{'s' * many} of this "
-                          f"machine; {cores} worker {'processes run' if many else 'process runs'} (more "
-                          f"would only share the core{'s' * many})",
+                          f"machine; {runs} (more would only share the core{'s' * many})",
                           UserWarning, stacklevel=user_stacklevel())
         return cores
     return workers

@@ -448,6 +448,27 @@ class FakeCuda:
                 "pciDeviceID": 0, "pciDomainID": 0}
 
 
+#: The stand-in's one stream: launches run when they are made, so it is never busy.
+FAKE_STREAM = "null stream"
+
+
+class FakeEvent:
+    """As ``cupy.cuda.Event``: recorded on a stream, ``done`` once the work before it is.
+    The stand-in's launches are synchronous, so a recorded event is done at once."""
+
+    def __init__(self, **options):  # block, disable_timing, interprocess: nothing to do
+        self.recorded = False
+
+    def record(self, stream=None):
+        self.recorded = True
+
+    @property
+    def done(self) -> bool:
+        if not self.recorded:
+            raise AssertionError("the stand-in's event was asked before it was recorded")
+        return True
+
+
 class FakeDevice:
     def __init__(self, device=None, *, cuda: FakeCuda | None = None):
         self.cuda = cuda or FakeCuda(1)
@@ -511,7 +532,8 @@ def make_fake_cupy(libraries: dict[str, Path], devices: int = 1) -> types.Module
     )
     driver = types.SimpleNamespace(ctxGetCurrent=cuda.ctx_get_current, CUDADriverError=CUDADriverError)
     module.cuda = types.SimpleNamespace(Device=lambda device=None: FakeDevice(device, cuda=cuda),
-                                        runtime=runtime, driver=driver)
+                                        runtime=runtime, driver=driver, Event=FakeEvent,
+                                        get_current_stream=driver_call(lambda: FAKE_STREAM))
     module.fake_cuda = cuda  # for tests: the fake driver's state
     return module
 
@@ -521,10 +543,12 @@ def fake_cupy_installed(monkeypatch, libraries: dict[str, Path], *caches) -> Ite
     """The stand-in as this process's ``cupy`` for one test (``monkeypatch`` undoes it), with
     the GPU probe's, the kernel loader's and ``caches``' cached answers forgotten before and
     after."""
-    from gpuqueens import backends, kernels
+    from gpuqueens import backends, kernels, worker_setup
 
     fake = make_fake_cupy(libraries)
     monkeypatch.setitem(sys.modules, "cupy", fake)
+    # a process prepared for the GPU here is not prepared for the tests after this one
+    monkeypatch.setattr(worker_setup, "_prepared", set())
     caches = (backends.gpu_status, kernels._load, *caches)
     for cache in caches:
         cache.cache_clear()

@@ -29,7 +29,11 @@ sys.path.insert(0, {tests!r})
 from fake_cupy import make_fake_cupy
 
 _libraries = {{key: Path(path) for key, path in json.loads(os.environ.get("FAKE_CUPY_LIBRARIES", "{{}}")).items()}}
-sys.modules[__name__] = make_fake_cupy(_libraries, devices=int(os.environ.get("FAKE_CUPY_DEVICES", "1")))
+# Fill this module rather than put the stand-in in its place in sys.modules: a thread that
+# imports cupy while this runs gets this module object once the import is done.
+for _name, _value in vars(make_fake_cupy(_libraries, devices=int(os.environ.get("FAKE_CUPY_DEVICES", "1")))).items():
+    if _name == "__getattr__" or not _name.startswith("__"):
+        globals()[_name] = _value
 '''
 
 

@@ -36,6 +36,20 @@ def test_non_integer_size_is_an_argparse_error(capsys):
     assert exit_info.value.code == 2
 
 
+@pytest.mark.parametrize("argv, usage, named", [
+    (["nqueens", "8", "--bogus"], "usage: gpuqueens nqueens", "--bogus"),
+    (["matchstick-table", "3", "3", "--x"], "usage: gpuqueens matchstick-table", "--x"),
+    (["--bogus"], "usage: gpuqueens [-h]", "--bogus (the command comes first"),
+    (["--backend", "cpu", "nqueens", "8"], "usage: gpuqueens [-h]", "--backend (the command"),
+])
+def test_an_unknown_option_is_named_under_its_commands_usage(argv, usage, named, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2
+    assert err.startswith(usage) and f"error: unrecognized arguments: {named}" in err
+
+
 def test_checkpoint_option(tmp_path, capsys):
     path = tmp_path / "cli.sqlite"
     assert main(["nqueens", "9", "--backend", "cpu", "--checkpoint", str(path), "--no-progress"]) == 0

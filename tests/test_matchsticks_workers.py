@@ -164,11 +164,14 @@ def test_a_checkpointed_count_by_squares_resumes(tmp_path, pools):
                                     dict(m=6, n=6, removed=9),              # no squares
                                     dict(m=6, n=6, removed=0, squares=91)])  # closed form
 def test_a_checkpoint_or_executor_without_units_is_refused(no_pools, tmp_path, kwargs):
-    with pytest.raises(ValueError, match="checkpoint apply to counts by squares"):
+    with pytest.raises(ValueError, match="checkpoint applies to counts by squares"):
         gpuqueens.matchsticks(**kwargs, backend="cpu", checkpoint=tmp_path / "c.sqlite")
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        with pytest.raises(ValueError, match="executor apply to counts by squares"):
+        with pytest.raises(ValueError, match="executor applies to counts by squares"):
             gpuqueens.matchsticks(**kwargs, backend="cpu", executor=pool)
+        with pytest.raises(ValueError, match="checkpoint and executor apply to counts"):
+            gpuqueens.matchsticks(**kwargs, backend="cpu", executor=pool,
+                                  checkpoint=tmp_path / "c.sqlite")
     assert not (tmp_path / "c.sqlite").exists()
     # progress and workers change nothing there
     assert gpuqueens.matchsticks(**kwargs, backend="cpu", workers=2, progress=False) >= 0

@@ -127,6 +127,13 @@ def test_cpu_workers_beyond_the_cores_are_capped_with_a_warning(pools, monkeypat
     assert said[0].filename == __file__  # the caller's line, not a context manager's
 
 
+def test_workers_capped_to_one_core_say_that_this_process_runs_the_count(pools, monkeypatch):
+    monkeypatch.setattr(workers, "usable_cores", lambda: 1)
+    with pytest.warns(UserWarning, match="1 usable core of this machine; this process runs"):
+        result = gpuqueens.nqueens(15, backend="cpu", workers=2)
+    assert result.total == total(15) and pools == []
+
+
 def test_explicit_workers_for_a_small_count(pools):
     # the user asked for it; but never more processes than units (n=10 has one)
     assert gpuqueens.count(10, backend="cpu", workers=4) == 724

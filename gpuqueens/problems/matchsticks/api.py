@@ -309,7 +309,8 @@ def _refuse_units_options(m: int, n: int, checkpoint: object, executor: object,
     named = [name for name, value in (("checkpoint", checkpoint), ("executor", executor))
              if value is not None]
     if named:
-        raise ValueError(f"{' and '.join(named)} apply to counts by squares through the centre "
+        verb = "apply" if len(named) > 1 else "applies"
+        raise ValueError(f"{' and '.join(named)} {verb} to counts by squares through the centre "
                          f"join (shorter side {MAX_EXACT_SHORT_SIDE + 1} to "
                          f"{MAX_EXACT_JOIN_SHORT_SIDE}); the {m}×{n} count {how} runs at once in "
                          "this process")

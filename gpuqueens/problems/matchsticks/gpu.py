@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from ...backends import device_free_bytes
+from ...kernels import wait_for_device
 from .count_bound import count_bound
 from .evaluation import LANES, TILE_STEPS, count_by_removed_evaluated, join_weights, sweep_plan
 from .grid import orient
@@ -121,6 +122,7 @@ def sweep_values_gpu(h: int, w: int, lanes: np.ndarray, tile_steps: int = TILE_S
         (groups * chunks,), (BLOCK_SIZE,),
         (state, state if kept is None else kept, device_lanes, weights, np.int64(groups),
          np.int64(chunks), np.int32(h), partial))
+    wait_for_device()  # with Ctrl-C heard while a group's passes run
     # partial sums are < p < 2^29: adding up to 2^35 of them cannot wrap uint64
     sums = partial.get().astype(np.uint64).reshape(groups, chunks * BLOCK_SIZE // LANES, LANES)
     return sums.sum(axis=1).reshape(-1) % lanes[:, 0].astype(np.uint64)

@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from ...kernels import wait_for_device
 from .prefixes import Prefixes
 from .symmetric import SymmetricPrefixes, count_symmetric, symmetric_work
 
@@ -187,7 +188,8 @@ def sum_prefixes_gpu(
              records, counter, block_sums),
             shared_mem=shared,
         )
-    sums = block_sums.get().reshape(max_grid, words)  # one read-back, synchronises
+    wait_for_device()  # with Ctrl-C heard: a unit may run for hours
+    sums = block_sums.get().reshape(max_grid, words)  # one read-back
     return tuple(sum(int(v) for v in sums[:, k].tolist()) for k in range(words))
 
 
@@ -207,6 +209,7 @@ def _weigh_each_gpu(prefixes: Prefixes, block_size: int, split: int) -> np.ndarr
              records, counter, each[start:stop]),
             shared_mem=shared,
         )
+    wait_for_device()
     return each.get().astype(np.int64)  # one read-back; one prefix's weight is far below 2^63
 
 
