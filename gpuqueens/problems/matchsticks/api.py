@@ -333,16 +333,17 @@ def _rounds_where(cost: Cost, backend: str,
     decides how many there are: ``(store directory or None, memory options of
     :func:`gpuqueens.workers.executor_for`)``. On the CPU without the caller's executor, one
     store for the processes started here (:mod:`.round_store`); else a round per process."""
-    with contextlib.ExitStack() as stack:
-        store = None
-        if backend == "cpu" and executor is None:
-            store = stack.enter_context(open_store())
-        if store is None:
-            yield None, {"memory_per_worker": cost.memory}
-        else:
-            joining = cost.memory * JOIN_MEMORY_SHARE
-            yield str(store.directory), {"memory_per_worker": joining,
-                                         "memory_shared": cost.memory - joining}
+    apart = None, {"memory_per_worker": cost.memory}
+    if backend != "cpu" or executor is not None:
+        yield apart
+        return
+    with open_store() as store:
+        if store is None:  # no file locks, or no temporary directory to write
+            yield apart
+            return
+        joining = cost.memory * JOIN_MEMORY_SHARE
+        yield str(store.directory), {"memory_per_worker": joining,
+                                     "memory_shared": cost.memory - joining}
 
 
 def _table_backend(backend: str | None, h: int, *, workers, executor, large: bool) -> str:
