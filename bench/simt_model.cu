@@ -7,10 +7,10 @@
 // has an active lane, a 4-byte access one per instruction). Block costs are SASS counts read
 // off the sm_90 disassembly (bench/simt_model.py holds them and says how they were counted).
 //
-//   simt_model v4 PREFIXES_IN SPLIT THREADS (ISSUED ALU) x 9
+//   simt_model kernel PREFIXES_IN SPLIT THREADS (ISSUED ALU) x 9
 //   simt_model ygch N ROWS SAMPLE THREADS LOOP LOOP_ALU FETCH
 //
-// v4: the kernel in kernels/nqueens.cu (NqWorker::advance, its own code compiled for the
+// kernel: the loop of kernels/nqueens.cu (NqWorker::advance, its own code compiled for the
 // host), work items taken from a shared counter; the 9 cost pairs are those of its blocks
 // head, main, rare, rule, last, leaf, fetch, empty, tail. PREFIXES_IN: the host harness
 // format (tests/native/nqueens_host_main.cu); SPLIT: the rows the device cuts each prefix by
@@ -22,7 +22,7 @@
 //
 // Prints key=value pairs: nodes (candidates tried below the items), warp_steps,
 // active_lanes (lanes per issued instruction, as ncu's "Avg. Active Threads Per Warp"),
-// issued/alu/wavefronts per node, tail (longest thread's busy steps over the mean); v4 also
+// issued/alu/wavefronts per node, tail (longest thread's busy steps over the mean); kernel also
 // the share of warp steps that ran each rare block.
 
 #include <algorithm>
@@ -64,7 +64,7 @@ struct Block {
 // (empty: an item taken from the counter whose square does not exist, taken again)
 enum { HEAD, MAIN, RARE, RULE, LAST, LEAF, FETCH, EMPTY, TAIL, BLOCKS };
 
-int run_v4(int argc, char** argv) {
+int run_kernel(int argc, char** argv) {
     if (argc != 5 + 2 * BLOCKS) return 2;
     std::FILE* f = std::fopen(argv[2], "rb");
     if (!f) return 2;
@@ -106,7 +106,7 @@ int run_v4(int argc, char** argv) {
         for (int w = 0; w < warps; ++w) {
             // lanes taking each block this step; save lanes of the two try blocks; restore lanes
             unsigned took[BLOCKS] = {};
-            unsigned save_main = 0, save_rule = 0, restore = 0;
+            unsigned save_main = 0, save_rule = 0, restore = 0, store_main = 0, store_rule = 0;
             long long max_empty = 0;
             for (int l = 0; l < 32; ++l) {
                 const int t = w * 32 + l;
@@ -138,6 +138,7 @@ int run_v4(int argc, char** argv) {
                     if (rule) took[RARE] |= bit;
                     took[rule ? RULE : MAIN] |= bit;
                     if (did & NQ_STEP_SAVE) (rule ? save_rule : save_main) |= bit;
+                    if (did & NQ_STEP_STORE) (rule ? store_rule : store_main) |= bit;
                     if (did & NQ_STEP_RESTORE) restore |= bit;
                 } else {
                     took[RARE] |= bit;
@@ -159,11 +160,12 @@ int run_v4(int argc, char** argv) {
             issued += cost[EMPTY].issued * (double)max_empty;
             alu += cost[EMPTY].alu * (double)max_empty;
             tot.lanes += cost[EMPTY].issued * (double)max_empty;  // mostly one lane
-            // shared memory: each try block stores down (one 4-byte wavefront) and saves 16
-            // bytes per saving lane; the leaf block reads two words; the tail restores
+            // shared memory: each try block saves 16 bytes per saving lane and stores a leaf
+            // word where a lane's row is B1 or B2-1 (one 4-byte wavefront); the leaf block
+            // reads two words; the tail restores
             double wave = 0;
-            if (took[MAIN]) wave += 1 + quarters(save_main);
-            if (took[RULE]) wave += 1 + quarters(save_rule);
+            if (took[MAIN]) wave += (store_main != 0) + quarters(save_main);
+            if (took[RULE]) wave += (store_rule != 0) + quarters(save_rule);
             if (took[LEAF]) wave += 2;
             wave += quarters(restore);
             tot.issued += issued;
@@ -182,7 +184,7 @@ int run_v4(int argc, char** argv) {
         mean += busy[t];
     }
     mean /= threads;
-    print("v4", tot, threads, mean > 0 ? longest / mean : 0.0, tick);
+    print("v5", tot, threads, mean > 0 ? longest / mean : 0.0, tick);
     const double steps = tot.warp_steps ? (double)tot.warp_steps : 1.0;
     std::printf("steps_with_main=%.4f steps_with_rule=%.4f steps_with_leaf=%.4f steps_with_fetch=%.4f "
                 "nodes_per_step=%.3f empty_per_item=%.3f nodes_per_item=%.1f\n", main_steps / steps,
@@ -298,9 +300,9 @@ int run_ygch(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc > 1 && std::strcmp(argv[1], "v4") == 0) return run_v4(argc, argv);
+    if (argc > 1 && std::strcmp(argv[1], "kernel") == 0) return run_kernel(argc, argv);
     if (argc > 1 && std::strcmp(argv[1], "ygch") == 0) return run_ygch(argc, argv);
-    std::fprintf(stderr, "usage: %s v4 PREFIXES_IN SPLIT THREADS (ISSUED ALU) x 9 blocks\n"
+    std::fprintf(stderr, "usage: %s kernel PREFIXES_IN SPLIT THREADS (ISSUED ALU) x 9 blocks\n"
                          "       %s ygch N ROWS SAMPLE THREADS LOOP LOOP_ALU FETCH\n", argv[0], argv[0]);
     return 2;
 }

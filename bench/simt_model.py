@@ -7,7 +7,7 @@ Builds bench/simt_model.cu (nvcc, host code only), which replays the kernel's ow
 loop (kernels/nqueens.cu compiled for the host) for 32-lane warps in lockstep over a sample
 of the work items (every ``--sample``-th prefix at the mark row, with the threads scaled
 down by the same factor, so that items per thread stay as on the device). Each code block
-costs the SASS instructions in ``V4_COSTS``, of which the ALU-pipe ones (LOP3, ISETP, SEL,
+costs the SASS instructions in ``KERNEL_COSTS``, of which the ALU-pipe ones (LOP3, ISETP, SEL,
 SHF, IADD3, LEA, PRMT) are counted apart (IMAD and VIADD, on the FMA pipe, are not): an H100 scheduler issues one instruction per
 cycle but has 16 integer lanes, so a warp's ALU instruction holds that pipe two cycles.
 Shared memory serves one wavefront per SM per cycle (a 16-byte access of a quarter-warp
@@ -38,18 +38,22 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from gpuqueens.problems.nqueens.gpu import stack_bytes_per_thread  # noqa: E402
 from gpuqueens.problems.nqueens.prefixes import enumerate_prefixes  # noqa: E402
 
-#: SASS of nqueens_count (sm_90, nvcc 13.0 -O3, cuobjdump -sass), counted 2026-11-23, the main
-#: iteration with ``--sass``, the rare blocks by hand from the full listing: (instructions, of
-#: which on the ALU pipe) per block of NqWorker::advance(). A main iteration is head + main + tail = 30 (12 ALU); a row whose child
-#: has a static rule takes rare + rule instead of main; a leaf rare + last + leaf; the end of
-#: an item rare + last + fetch. Fetch and empty are estimates read off the SASS, not counted
+#: SASS of nqueens_count (sm_90, nvcc 13.0 -O3, cuobjdump -sass), engine v5, counted
+#: 2026-11-24: the main iteration with ``--sass``, the rare blocks by hand from the full listing:
+#: (instructions, of which on the ALU pipe) per block of NqWorker::advance(). A main iteration
+#: is head + main + tail = 30 (13 ALU); a row up to B1 (its child has a static rule, or it is
+#: row B1-1 or B1) takes rare + rule instead of main; a leaf rare + last + leaf; the end of an
+#: item rare + last + fetch. Fetch and empty are estimates read off the SASS, not counted
 #: exactly: about 200 for an item (the warp-aggregated atomic, the divisions of the item index,
 #: the record, the split rows), about 100 for an empty one (a square that does not exist).
-V4_COSTS = {"head": (5, 1), "main": (19, 10), "rare": (2, 1), "rule": (20, 11), "last": (2, 1),
-            "leaf": (22, 11), "fetch": (200, 100), "empty": (100, 50), "tail": (6, 1)}
-V4_BLOCKS = ("head", "main", "rare", "rule", "last", "leaf", "fetch", "empty", "tail")
+KERNEL_COSTS = {"head": (5, 1), "main": (19, 11), "rare": (2, 1), "rule": (24, 15), "last": (2, 1),
+                "leaf": (23, 11), "fetch": (200, 100), "empty": (100, 50), "tail": (6, 1)}
+KERNEL_BLOCKS = ("head", "main", "rare", "rule", "last", "leaf", "fetch", "empty", "tail")
+# v4 (daa8e36, a per-row store of `down`) as counted on 2026-11-23: head 5/1, main 19/10,
+# rule 20/11, leaf 22/11, the rest as v5.
 # v3 (fe41912) as counted on 2026-11-23, for the record: 43 per iteration (25 ALU), a case-C
 # leaf 13, a case-S leaf 54, the fetch about 200.
 #: ygch/n_queens at dba7b01 built for sm_90 with its configuration 2: the loop is 30
@@ -73,7 +77,7 @@ SHARED_PER_SM = 228 * 1024
 
 def h100_threads(n: int, base: int, block: int = 128) -> int:
     """Threads an H100 holds at once when searching from row `base` (gpu._grid_size)."""
-    per_thread = 4 * (4 * (n - base) + (n - 1 - base))
+    per_thread = stack_bytes_per_thread(n, base)
     blocks = min(2048 // block, SHARED_PER_SM // (block * per_thread + 1024 + 256))
     return SMS * blocks * block
 
@@ -108,7 +112,7 @@ def projected_seconds(r: dict, nodes: float, clock: float = CLOCK_HZ) -> float:
     return nodes * bound_cycles_per_node(r) / BOUND_EFFICIENCY / (SMS * 4 * clock)
 
 
-def run_v4(binary: Path, folder: Path, n: int, mark: int, sample: int, threads: int | None = None,
+def run_kernel(binary: Path, folder: Path, n: int, mark: int, sample: int, threads: int | None = None,
            costs: dict | None = None, split: int = 0) -> dict:
     """The kernel's loop over every `sample`-th prefix at row `mark`, cut by `split` rows."""
     prefixes = enumerate_prefixes(n, mark)
@@ -116,9 +120,9 @@ def run_v4(binary: Path, folder: Path, n: int, mark: int, sample: int, threads: 
     threads = threads or max(32, round(h100_threads(n, mark + split) / sample / 32) * 32)
     path = folder / f"prefixes_{n}_{mark}_{sample}.bin"
     write_prefix_file(path, subset)
-    costs = costs or V4_COSTS
-    pairs = [str(v) for block in V4_BLOCKS for v in costs[block]]
-    out = subprocess.run([str(binary), "v4", str(path), str(split), str(threads), *pairs],
+    costs = costs or KERNEL_COSTS
+    pairs = [str(v) for block in KERNEL_BLOCKS for v in costs[block]]
+    out = subprocess.run([str(binary), "kernel", str(path), str(split), str(threads), *pairs],
                          check=True, capture_output=True, text=True, timeout=3600).stdout
     return _parse(out) | {"n": n, "mark": mark, "split": split, "sample": sample, "all_prefixes": len(prefixes)}
 
@@ -209,6 +213,10 @@ def main(argv=None) -> int:
     parser.add_argument("--sass", action="store_true",
                         help="print the main iteration of kernels/nqueens.cu in SASS (nvcc, cuobjdump) and stop")
     args = parser.parse_args(argv)
+    for n in args.n:  # the kernel's range (kernels/nqueens.cu): 4 <= n <= 32, 2 <= mark, mark + split <= n - 1
+        if not (4 <= n <= 32 and args.mark >= 2 and 0 <= args.split <= 2 and args.mark + args.split <= n - 1):
+            parser.error(f"n={n}, --mark {args.mark}, --split {args.split}: the kernel needs 4 <= n <= 32, "
+                         f"mark >= 2, split 0..2 and mark + split <= n - 1")
     if args.sass:
         if sass_tools() is None:
             print(f"simt_model.py: cuobjdump or nvdisasm not found ({SASS_TOOLS_HINT})", file=sys.stderr)
@@ -218,8 +226,8 @@ def main(argv=None) -> int:
         for text in path:
             print(f"{'ALU' if is_alu(text) else '':>3}  {text}")
         print(f"{len(path)} instructions, {sum(map(is_alu, path))} on the ALU pipe "
-              f"(V4_COSTS head + main + tail: {sum(V4_COSTS[b][0] for b in ('head', 'main', 'tail'))}, "
-              f"{sum(V4_COSTS[b][1] for b in ('head', 'main', 'tail'))})")
+              f"(KERNEL_COSTS head + main + tail: {sum(KERNEL_COSTS[b][0] for b in ('head', 'main', 'tail'))}, "
+              f"{sum(KERNEL_COSTS[b][1] for b in ('head', 'main', 'tail'))})")
         return 0
     with tempfile.TemporaryDirectory() as folder:
         binary = build(Path(folder))
@@ -230,7 +238,7 @@ def main(argv=None) -> int:
             if args.ygch:
                 r = run_ygch(binary, n, args.mark, args.sample)
             else:
-                r = run_v4(binary, Path(folder), n, args.mark, args.sample, split=args.split)
+                r = run_kernel(binary, Path(folder), n, args.mark, args.sample, split=args.split)
             nodes = r["nodes"] * args.sample
             print(f"{r['loop']:>4} {n:>3} {args.mark:>4} {r.get('split', 0):>5} {int(r['threads']):>7} "
                   f"{r['active_lanes']:>6.2f} {r['issued_per_node']:>11.3f} {r['alu_per_node']:>8.3f} "

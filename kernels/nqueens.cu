@@ -25,7 +25,8 @@
 //   * The row is popc(down): no row counter to save.
 //   * Rules where they apply. The spec's rules (docs/nqueens-method.md) touch rows above B1
 //     (case C: no column 1; case S: no edge column), row B2 (case S) and the last row. Rows
-//     whose child is above B1 take a rare path with the static rule; the main path applies
+//     whose child is above B1 take a rare path with the static rule, and in case S so do
+//     rows B1-1 and B1 (row B1 keeps `down` after it for the leaf); the main path applies
 //     only case S's rule at row B2, in the form "if an edge column is unused, take an edge
 //     column" (one predicated AND); with both edge columns unused there, row B2 takes one
 //     and the leaves below are rejected (the spec kills the branch at B2: 2% more nodes).
@@ -33,14 +34,16 @@
 //     the rare path: 24/k, k = 1 + the edge queens at corner distance B1 other than the top
 //     one (the left queen at (B2, 0), the right one at (B1, n-1), the bottom one at
 //     (n-1, B2)); case C with neutral data, so k = 1 and the weight 24. For rows B1 and B2
-//     the leaf reads `down` as it was after row B1 and before row B2: every iteration stores
-//     the child's `down` in a per-row array (one 4-byte store).
+//     the leaf reads `down` as it was after row B1 and before row B2: two words per thread
+//     (the "leaf words"), stored by row B1 on the rare path and by row B2-1 with the B2
+//     rule (one predicated store), so that most iterations store nothing but a save.
 //   * All paths (main, rule rows, leaf, end of item and fetch) meet before the restore, so
 //     the lanes of a warp reconverge once per iteration; a lane that fetches its next item
 //     does not wait for the other lanes' items.
-//   * Shared memory is laid out per warp, [slot][lane] for the saved states and [row][lane]
-//     for the per-row `down`, so that the 32 lanes of a warp hit 32 different banks and the
-//     offsets between slots and rows are compile-time constants.
+//   * Shared memory is laid out per warp, [slot][lane] for the saved states and [word][lane]
+//     for the two leaf words, so that the 32 lanes of a warp hit 32 different banks and the
+//     offsets between slots are compile-time constants. 16 bytes per row and 12 more per
+//     thread: at n = 18 (rows 7 on) 9 blocks of 128 threads fit on an H100 SM, at n = 20 8.
 //
 // Every count is 64-bit. `nqueens_count` adds each block's weight to block_sums[blockIdx.x]
 // (several launches may accumulate into one buffer); `nqueens_count_each` adds one weight per
@@ -87,37 +90,38 @@ __host__ __device__ inline int nq_popc(nq_u32 x) {
 }
 
 // Shared-memory layout of one thread's search: saved row states of 4 words (slot 0: the
-// sentinel), then `down` after each row base..n-2, one word each (nq_thread_memory).
+// sentinel), then the two leaf words: `down` before row B2 and after row B1 (nq_thread_memory).
 // Saved-state slots a search from row `base` needs: one per row base..n-2, plus the sentinel.
 __host__ __device__ inline int nq_slots(int n, int base) {
     return n - base;
 }
 
+#define NQ_LEAF_WORDS 2
+
 // Words of shared memory one thread needs for a search from row `base`.
 __host__ __device__ inline int nq_thread_words(int n, int base) {
-    return 4 * nq_slots(n, base) + (n - 1 - base);
+    return 4 * nq_slots(n, base) + NQ_LEAF_WORDS;
 }
 
 // Addresses of this thread's memory. Device: 32-bit shared-window byte addresses, so that
-// a slot or a row is one IMAD or an immediate offset away and every access is one
-// LDS/STS; the block's dynamic shared memory is split into one region per warp in which
+// a slot or a leaf word is an immediate offset away and every access is one LDS/STS; the block's dynamic shared memory is split into one region per warp in which
 // the 32 lanes interleave (32 different banks). Host: plain pointers into the thread's own
 // nq_thread_words(n, base) words.
 #ifdef __CUDA_ARCH__
 typedef nq_u32 nq_addr;
-#define NQ_SLOT_BYTES 512   // 32 lanes x 16 bytes
-#define NQ_ROW_BYTES 128    // 32 lanes x 4 bytes
-#define NQ_WORD 4           // a word of a slot
+#define NQ_SLOT_BYTES 512       // 32 lanes x 16 bytes
+#define NQ_LEAF_WORD_BYTES 128  // 32 lanes x 4 bytes
+#define NQ_WORD 4               // a word of a slot
 #else
 typedef nq_u32* nq_addr;
 #define NQ_SLOT_BYTES 4     // in words on the host
-#define NQ_ROW_BYTES 1
+#define NQ_LEAF_WORD_BYTES 1
 #define NQ_WORD 1
 #endif
 
 struct NqMemory {
     nq_addr slots;   // slot k at slots + k * NQ_SLOT_BYTES (4 words)
-    nq_addr downs;   // down after row r (base <= r <= n-2) at downs + (r - base) * NQ_ROW_BYTES
+    nq_addr words;   // leaf word k (0: down before row B2, 1: after row B1) at words + k * NQ_LEAF_WORD_BYTES
 };
 
 __host__ __device__ inline NqMemory nq_thread_memory(nq_u32* memory, int n, int base, int thread) {
@@ -126,11 +130,11 @@ __host__ __device__ inline NqMemory nq_thread_memory(nq_u32* memory, int n, int 
 #ifdef __CUDA_ARCH__
     const nq_u32 region = (nq_u32)__cvta_generic_to_shared(memory) + (thread >> 5) * 32 * 4 * nq_thread_words(n, base);
     m.slots = region + (thread & 31) * 16;
-    m.downs = region + slots * NQ_SLOT_BYTES + (thread & 31) * 4;
+    m.words = region + slots * NQ_SLOT_BYTES + (thread & 31) * 4;
 #else
     (void)thread;
     m.slots = memory;
-    m.downs = memory + 4 * slots;
+    m.words = memory + 4 * slots;
 #endif
     return m;
 }
@@ -202,15 +206,31 @@ __host__ __device__ inline nq_u32 nq_nor3(nq_u32 a, nq_u32 b, nq_u32 c) {
 #endif
 }
 
-// w & m if u != 0 and r == s, else w: one predicated LOP3 after the two tests (the
-// compiler would rather build a mask with a select).
-__host__ __device__ inline nq_u32 nq_and_if(nq_u32 w, nq_u32 m, nq_u32 u, int r, int s) {
+// If r == s, store v at `at` (predicated: no branch around it).
+__host__ __device__ inline void nq_store_if_equal(int r, int s, nq_addr at, nq_u32 v) {
 #ifdef __CUDA_ARCH__
-    asm("{ .reg .pred q, t; setp.ne.u32 q, %2, 0; setp.eq.and.s32 t, %3, %4, q; @t and.b32 %0, %0, %1; }"
-        : "+r"(w) : "r"(m), "r"(u), "r"(r), "r"(s));
+    asm volatile("{ .reg .pred t; setp.eq.s32 t, %0, %1; @t st.shared.u32 [%2], %3; }"
+                 :: "r"(r), "r"(s), "r"(at), "r"(v) : "memory");
+#else
+    if (r == s) *at = v;
+#endif
+}
+
+// If r == s: store v at `at`, and w &= m if also u != 0. Returns w. One predicated store and
+// one predicated LOP3 after the two tests (the compiler would rather build a mask with a
+// select, and branch around the store).
+__host__ __device__ inline nq_u32 nq_store_and_if(nq_u32 w, nq_u32 m, nq_u32 u, int r, int s, nq_addr at, nq_u32 v) {
+#ifdef __CUDA_ARCH__
+    asm volatile("{ .reg .pred q, t; setp.eq.s32 t, %3, %4; @t st.shared.u32 [%5], %6;\n\t"
+                 "setp.ne.and.u32 q, %2, 0, t; @q and.b32 %0, %0, %1; }"
+                 : "+r"(w) : "r"(m), "r"(u), "r"(r), "r"(s), "r"(at), "r"(v) : "memory");
     return w;
 #else
-    return (u != 0 && r == s) ? (w & m) : w;
+    if (r == s) {
+        *at = v;
+        if (u != 0) w &= m;
+    }
+    return w;
 #endif
 }
 
@@ -243,6 +263,7 @@ enum NqStep {
     NQ_STEP_RESTORE = 16,   // ...which had none: restored the top saved row
     NQ_STEP_RULE = 32,      // ...in a row whose child has a static rule (the rare path)
     NQ_STEP_LEAF = 64,      // weighed the last row's queen (the rare path), then restored
+    NQ_STEP_STORE = 128,    // ...and stored a leaf word (row B1 or B2-1)
 };
 
 // On the device only "did something" matters: the flags fold to 1 there, saving the
@@ -278,7 +299,7 @@ struct NqSearch {
     nq_u32 mask;
     nq_u32 edges;      // the two edge columns
     nq_addr slots;     // saved state k at slots + k * NQ_SLOT_BYTES; slot 0: the sentinel
-    nq_addr downs;     // down after shifted row r' at downs + r' * NQ_ROW_BYTES
+    nq_addr words;     // the two leaf words (nq_thread_memory)
     nq_addr top;       // the next free slot
     // the current work item
     long long p;       // its prefix
@@ -288,21 +309,25 @@ struct NqSearch {
 #endif
     // Rows r' in lo..lo+span (up to 30) take the main path, whose only rule is case S's at
     // row B2: at r' == b2m1, if an edge column is unused the child may only take an edge
-    // column. The other rows take the rare path: the last row (31) and the rows whose child
-    // is above B1, whose child may not use the columns of `outside` (case C: column 1,
-    // case S: the edge columns).
+    // column (and the row stores `down` before row B2). The other rows take the rare path:
+    // the last row (31), the rows whose child is above B1, whose child may not use the
+    // columns of `outside` (case C: column 1, case S: the edge columns), and in case S rows
+    // B1-1 and B1: at r' == b1r the row stores `down` after row B1.
     int lo;
     nq_u32 span;
+    int ruled;         // rows r' < ruled: the child is above B1 and has the static rule
     int b2m1;
+    int b1r;
     nq_u32 outside;
     // Leaf data (leaf()): case C and case S through the same code, with neutral values
     nq_u32 last_forbid;    // a last-row queen here weighs 0 (case S's last-row rule; ~0: all)
     nq_u32 b2_bit;         // case S: a last-row queen here is the bottom queen (n-1, B2)
     nq_u32 weights;        // the leaf weights 24/k from k = 1 + the edge queens at corner
                            // distance B1 known at the item's start, one byte each
-    nq_addr before_b2;     // down before row B2, if the main path applies B2's rule; else a
-                           // word that holds column 0 (0x7fffffff, in the sentinel)
-    nq_addr after_b1;      // down after row B1, if searched here; else 0 (the sentinel)
+    nq_addr before_b2;     // down before row B2 (leaf word 0), if the main path applies B2's
+                           // rule; else a word that holds column 0 (0x7fffffff, in the sentinel)
+    nq_addr after_b1;      // down after row B1 (leaf word 1), if searched here (case S); else
+                           // 0 (the sentinel)
     // the current row
     nq_u32 cand;       // its untried candidates
     nq_u32 left;       // unmasked
@@ -361,9 +386,14 @@ struct NqSearch {
 #ifdef NQ_COUNT_NODES
         nodes = 0;
 #endif
-        lo = b1 - 1 + shift;  // from row B1-1 on, the child has no static rule
+        // rows below `ruled` have a child with a static rule; the main path starts there in
+        // case C and two rows further down in case S (rows B1-1 and B1 on the rare path: row
+        // B1 stores a leaf word); case S has B1 < B2 = n-1-B1, so lo <= 30
+        ruled = b1 - 1 + shift;
+        lo = corner ? ruled : ruled + 2;
         span = (nq_u32)(30 - lo);
         b2m1 = !corner && b2 - 1 >= base ? b2 - 1 + shift : -1;
+        b1r = !corner && b1 >= base ? b1 + shift : -1;
         outside = corner ? (b1 == 0 ? 0u : 2u) : edges;  // case C, b1 = 0: the plain search, no rule
         // neutral leaf data (case C: every leaf weighs 24), then case S's
         int k0 = 1;
@@ -376,8 +406,8 @@ struct NqSearch {
             last_forbid = low | (low << (n - b1));  // the last row's rule
             b2_bit = 1u << b2;
             k0 += (int)((rule >> NQ_RULE_KNOWN_SHIFT) & 3u);  // edge queens in the prefix rows
-            if (b2 - 1 >= base) before_b2 = downs + (b2 - 1 + shift) * NQ_ROW_BYTES;
-            if (b1 >= base) after_b1 = downs + (b1 + shift) * NQ_ROW_BYTES;
+            if (b2m1 >= 0) before_b2 = words;
+            if (b1r >= 0) after_b1 = words + NQ_LEAF_WORD_BYTES;
         }
         left = rec[0];
         down = rec[1] | ~mask;
@@ -415,7 +445,8 @@ struct NqSearch {
     // predicated, and the child's state is always computed in place, so there is no select:
     // when the child has no free square, the caller's restore overwrites it (with the row
     // just saved, if it had candidates left, else the one saved before it). Returns the
-    // child's free squares (0: restore); adds NQ_STEP_SAVE to `did` if it saved the row.
+    // child's free squares (0: restore); adds NQ_STEP_SAVE to `did` if it saved the row,
+    // NQ_STEP_STORE if it stored the leaf word before row B2.
     __host__ __device__ nq_u32 try_candidate(int row, nq_u32 forbid, int& did) {
         const nq_u32 rest = cand & (cand - 1u);  // (the compiler tests it for the save in the same LOP3)
         const nq_u32 b = cand ^ rest;
@@ -427,11 +458,12 @@ struct NqSearch {
         left = (left | b) << 1;
         down |= b;
         right = (right | b) >> 1;
-        nq_store(downs + row * NQ_ROW_BYTES, down);  // for the leaf's weight (rows B1, B2-1)
         nq_u32 free = nq_nor3(left | forbid, down, right);
-        // case S, the child is row B2: if an edge column is unused, it must take an edge
-        // column (both unused: the leaf rejects what follows, see leaf())
-        free = nq_and_if(free, outside, outside & ~down, row, b2m1);
+        // case S, the child is row B2: keep `down` for the leaf; if an edge column is unused,
+        // the child must take an edge column (both unused: the leaf rejects what follows, see
+        // leaf())
+        free = nq_store_and_if(free, outside, outside & ~down, row, b2m1, before_b2, down);
+        if (row == b2m1) did |= NQ_STEP_STORE;
         cand = free;
         return free;
     }
@@ -476,7 +508,7 @@ struct NqWorker {
         s.mask = (nq_u32)((1ull << set.n) - 1ull);
         s.edges = (1u << (set.n - 1)) | 1u;
         s.slots = memory.slots;
-        s.downs = memory.downs - (s.base + 32 - set.n) * NQ_ROW_BYTES;  // indexed by shifted rows
+        s.words = memory.words;
         // the sentinel: cand 0 on a row with popc(down) = 31, whose row takes the rare path
         // (lo, span) until the first item's load sets them, so the first iteration fetches
         s.top = s.slots;
@@ -485,6 +517,8 @@ struct NqWorker {
         s.down = 0x7fffffffu;
         s.lo = 0;
         s.span = 30;
+        s.b2m1 = -1;
+        s.b1r = -1;
         s.weight = 0;
         s.p = -1;
 #ifdef NQ_COUNT_NODES
@@ -503,9 +537,11 @@ struct NqWorker {
         nq_u32 go_on;                     // 0: restore
         int did;
         if ((nq_u32)(row - s.lo) > s.span) {   // the rare path
-            if (row < 31) {                    // the child has a static rule
+            if (row < 31) {                    // the child has a static rule, or the row is B1-1 or B1
                 did = NQ_STEP_TRY | NQ_STEP_RULE;
-                go_on = s.try_candidate(row, s.outside, did);
+                go_on = s.try_candidate(row, row < s.ruled ? s.outside : 0u, did);
+                nq_store_if_equal(row, s.b1r, s.after_b1, s.down);  // keep `down` after row B1 for the leaf
+                if (row == s.b1r) did |= NQ_STEP_STORE;
             } else if (s.cand != 0) {          // the last row's queen
                 s.weigh_leaf();
                 did = NQ_STEP_LEAF;

@@ -330,16 +330,16 @@ def test_warp_model_replays_the_kernel_loop(tmp_path):
     import simt_model
 
     binary = simt_model.build(tmp_path)
-    v4 = simt_model.run_v4(binary, tmp_path, 11, 4, 1, threads=64)
-    split = simt_model.run_v4(binary, tmp_path, 11, 3, 1, threads=64, split=1)
+    kernel = simt_model.run_kernel(binary, tmp_path, 11, 4, 1, threads=64)
+    split = simt_model.run_kernel(binary, tmp_path, 11, 3, 1, threads=64, split=1)
     ygch = simt_model.run_ygch(binary, 11, 4, 1, threads=64)
-    for r in (v4, split, ygch):
+    for r in (kernel, split, ygch):
         assert 1 <= r["active_lanes"] <= 32 and r["tail"] >= 1 and r["nodes"] > 0
         assert simt_model.bound_cycles_per_node(r) > 0
     # a warp step of the main path issues head + main + tail for at most 32 nodes
-    main = sum(simt_model.V4_COSTS[b][0] for b in ("head", "main", "tail"))
-    assert v4["issued_per_node"] >= main / 32
-    assert 0 < v4["steps_with_leaf"] < 1 and v4["empty_per_item"] == 0
+    main = sum(simt_model.KERNEL_COSTS[b][0] for b in ("head", "main", "tail"))
+    assert kernel["issued_per_node"] >= main / 32
+    assert 0 < kernel["steps_with_leaf"] < 1 and kernel["empty_per_item"] == 0
     assert split["empty_per_item"] > 0  # the device's split has empty items
 
 
