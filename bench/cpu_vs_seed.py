@@ -22,9 +22,16 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def seed_seconds(tool: Path, n: int) -> tuple[float, int]:
-    """Run the seed in CPU mode for one n; return its own reported time and total."""
-    out = subprocess.run(["bash", str(tool), "-c", str(n), str(n)], capture_output=True,
-                         text=True, check=True).stdout
+    """Run the seed in CPU mode for one n; return its own reported time and total.
+
+    A seed tool that fails ends the script with one line that gives its exit status and
+    the last line it wrote to stderr."""
+    done = subprocess.run(["bash", str(tool), "-c", str(n), str(n)], capture_output=True, text=True)
+    if done.returncode:
+        tail = (done.stderr.strip().splitlines() or done.stdout.strip().splitlines() or ["no output"])[-1]
+        raise SystemExit(f"cpu_vs_seed: error: the seed tool {tool} failed at n={n} "
+                         f"(exit {done.returncode}: {tail}); the tool needs nvcc to build the seed")
+    out = done.stdout
     match = re.search(rf"^\s*{n}:\s+(\d+)\s+(\d+)\s+(\d+):(\d+):(\d+):(\d+)\.(\d+)", out, re.M)
     if not match:
         raise RuntimeError(f"could not read the seed's output:\n{out}")
@@ -46,6 +53,9 @@ def main() -> None:
     parser.add_argument("--seed-tool", type=Path,
                         default=ROOT / "peers" / "tools" / "seed_nqueens.sh")
     args = parser.parse_args()
+    if not args.seed_tool.is_file():
+        raise SystemExit(f"cpu_vs_seed: error: no seed tool at {args.seed_tool}: copy it into peers/ "
+                         "with bash bench/prepare_peers.sh SEED_DIR, or give --seed-tool")
     seed_seconds(args.seed_tool, 8)  # build once, outside the timings
     print(f"{'n':>3} {'total':>14} {'seed -c [s]':>12} {'numpy [s]':>10} {'ratio':>6}")
     for n in args.n:

@@ -17,6 +17,15 @@
 # "matchsticks" (the matchstick distributions and puzzle tables on the GPU, bench/
 # gpu_matchsticks.py and bench/gpu_matchstick_table.py) and "workers" (bench/device_workers.py)
 # run only when named. Steps can be run in separate calls with the same --out.
+#
+# Install first, in the repository (a virtual environment is fine):
+#   pip install ".[test,cuda12]"     # pytest for "tests", CuPy for every GPU step; or ".[test,cuda13]"
+#   pip install ".[bench]"           # matplotlib, only to plot side_by_side.json with bench/plot_times.py
+# Tools on the PATH: nvcc (CUDA toolkit) for "build" (the cubin and its resource usage), "ygch"
+# (builds the peer) and "seed" (the seed tool builds its program); "tests" skips its nvcc-marked
+# tests without it. The other steps compile through CuPy (NVRTC) and need no nvcc. "ncu" needs
+# Nsight Compute (skipped without it); "build" reads the SASS only where cuobjdump and nvdisasm
+# are found. Exit status: 1 if any step that ran failed, else 0.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -51,22 +60,27 @@ banner() { echo; echo "=== $* ==="; }
 
 if step build; then
   banner "environment and build"
-  {
+  (
+    failed=0  # every command runs and logs; the step fails if any of them failed
     nvidia-smi -L || true
-    nvcc --version | tail -2
-    python -c "import cupy, sys; print('python', sys.version.split()[0], 'cupy', cupy.__version__)"
+    nvcc --version | tail -2 || { echo "build: nvcc not found or failed"; failed=1; }
+    python -c "import cupy, sys; print('python', sys.version.split()[0], 'cupy', cupy.__version__)" \
+      || { echo "build: CuPy cannot be imported (pip install \".[cuda12]\" or \".[cuda13]\")"; failed=1; }
     nvcc -arch=sm_90 -cubin -O3 --resource-usage -Xptxas -warn-spills,-warn-lmem-usage \
-      -o "$out/nqueens.cubin" kernels/nqueens.cu
+      -o "$out/nqueens.cubin" kernels/nqueens.cu || { echo "build: nvcc could not build the cubin"; failed=1; }
     # compile through CuPy/NVRTC once, so later steps find the kernel cache warm
-    python -c "from gpuqueens.kernels import load_module; load_module('nqueens.cu'); load_module('nqueens_symmetric.cu'); print('NVRTC build ok')"
-    # the main iteration in SASS with this toolkit (the warp model's costs were read with nvcc 13.0)
+    python -c "from gpuqueens.kernels import load_module; load_module('nqueens.cu'); load_module('nqueens_symmetric.cu'); print('NVRTC build ok')" \
+      || { echo "build: the NVRTC build failed"; failed=1; }
+    # the main iteration in SASS with this toolkit (the warp model's costs were read with nvcc 13.0);
+    # optional: its failure does not fail the step
     python bench/simt_model.py --sass | tail -1 || echo "(no cuobjdump or nvdisasm: SASS not read)"
-  } 2>&1 | tee "$out/build.log"
+    exit "$failed"
+  ) 2>&1 | tee "$out/build.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 
 if step tests; then
-  banner "GPU tests (pytest -m 'gpu and not slow'), then the CuPy stand-in tests on the same tree"
+  banner "GPU tests (pytest -m 'gpu and not slow'; the tests marked nvcc skip without nvcc)"
   python -m pytest -m "gpu and not slow" -q -p no:cacheprovider tests 2>&1 | tee "$out/tests.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi

@@ -18,8 +18,9 @@ GPU. Each step prints one line, and ``--json`` keeps them all. The steps, in thi
    ``fork`` start method (Linux's default up to Python 3.13): exact, and this process
    still free of CUDA.
 5. ``workers=2``: two gpuqueens worker processes (on one GPU they share it).
-6. ``default``: ``nqueens(n)``: one process per GPU from n=21 on several GPUs, else this
-   process (which then initialises CUDA).
+6. ``default``: ``nqueens(n)``: one process per GPU on several GPUs from n=22 (a count is
+   long from n=21, ``POOL_MIN_N["gpu"]``, but its plan has one unit up to n=21 and no more
+   processes than units start), else this process (which then initialises CUDA).
 7. ``refused``: with CUDA now initialised here, a new fork pool is refused with
    ``CUDAForkError`` before any worker starts; the time until the refusal.
 8. ``raw fork failure``: for reference, what CUDA itself says in such a forked worker when

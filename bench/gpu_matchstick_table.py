@@ -123,6 +123,17 @@ def run_grid(m: int, n: int, args) -> dict:
     return row
 
 
+def require_cupy(script: str) -> None:
+    """End the script with one line (exit 1) when CuPy cannot be imported: it needs a GPU."""
+    try:
+        import cupy  # noqa: F401
+    except ImportError as exc:
+        raise SystemExit(
+            f"{script}: error: this benchmark needs CuPy and an NVIDIA GPU ({exc}); in the "
+            f'repository: pip install ".[cuda12]" (or ".[cuda13]"), or dry-run it without a GPU: '
+            f"python tests/fake_gpu_run.py bench/{script}.py ...") from None
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--grids", default="5-7", help="e.g. 5-7 or 4x9,6x7")
@@ -134,6 +145,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="S rows checked by problem 2 on the GPU ('all', or '' for none)")
     parser.add_argument("--json", type=Path, help="write the rows here")
     args = parser.parse_args(argv)
+    require_cupy("gpu_matchstick_table")
     args.sweep_squares = [int(q) for q in args.sweep_squares.split(",") if q]
     args.exact_squares = None if args.exact_squares == "all" else \
         [int(q) for q in args.exact_squares.split(",") if q]

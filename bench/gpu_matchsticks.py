@@ -109,6 +109,17 @@ def run_grid(cupy, m: int, n: int, args) -> dict:
             "total": str(sum(counts)), "largest": str(max(counts))}
 
 
+def require_cupy(script: str) -> None:
+    """End the script with one line (exit 1) when CuPy cannot be imported: it needs a GPU."""
+    try:
+        import cupy  # noqa: F401
+    except ImportError as exc:
+        raise SystemExit(
+            f"{script}: error: this benchmark needs CuPy and an NVIDIA GPU ({exc}); in the "
+            f'repository: pip install ".[cuda12]" (or ".[cuda13]"), or dry-run it without a GPU: '
+            f"python tests/fake_gpu_run.py bench/{script}.py ...") from None
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--grids", default="10-18,20", help="e.g. 10-18,20 or 4x9,12x30")
@@ -117,6 +128,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cupy-max", type=int, default=16, help="check with the CuPy transfer up to this")
     parser.add_argument("--json", type=Path, help="write the rows here")
     args = parser.parse_args(argv)
+    require_cupy("gpu_matchsticks")
 
     import cupy
 

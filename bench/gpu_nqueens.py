@@ -58,6 +58,7 @@ for folder in (ROOT, ROOT / "tests"):  # run from a checkout without installing;
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 
+from gpuqueens import MAX_N  # noqa: E402
 from gpuqueens.problems.nqueens.prefixes import Prefixes, default_mark, enumerate_prefixes  # noqa: E402
 
 from oeis import A000170, A002562  # noqa: E402  (the published sequences the tests use)
@@ -275,6 +276,17 @@ def format_row(r: dict) -> str:
             f"{_fmt_rate(r['nodes_per_s']):>10}")
 
 
+def require_cupy(script: str) -> None:
+    """End the script with one line (exit 1) when CuPy cannot be imported: it needs a GPU."""
+    try:
+        import cupy  # noqa: F401
+    except ImportError as exc:
+        raise SystemExit(
+            f"{script}: error: this benchmark needs CuPy and an NVIDIA GPU ({exc}); in the "
+            f'repository: pip install ".[cuda12]" (or ".[cuda13]"), or dry-run it without a GPU: '
+            f"python tests/fake_gpu_run.py bench/{script}.py ...") from None
+
+
 def device_line() -> str:
     from gpuqueens.backends import device_name
 
@@ -309,6 +321,9 @@ def main(argv: list[str] | None = None) -> int:
     SPLIT = args.split
     if args.split is not None and args.path != "direct":
         parser.error("--split goes with --path direct")
+    for name in ("nmin", "nmax"):
+        if not 1 <= getattr(args, name) <= MAX_N:
+            parser.error(f"--{name} {getattr(args, name)} is outside 1..{MAX_N} (the boards gpuqueens counts)")
     if args.cold_child is not None:
         _cold_child(args.cold_child, args.mark, args.path)
         return 0
@@ -319,6 +334,7 @@ def main(argv: list[str] | None = None) -> int:
         for n in range(args.nmin, args.nmax + 1):
             print(f"n={n}: host side of nqueens(n, backend='gpu') {1e3 * host_side_seconds(n):.1f} ms", flush=True)
         return 0
+    require_cupy("gpu_nqueens")
     split = "" if args.split is None else f", split={args.split}"
     print(f"# gpuqueens N-Queens on {device_line()}, path={args.path}{split}")
     print(HEADER, flush=True)

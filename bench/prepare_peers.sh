@@ -18,7 +18,12 @@ case "${1:-}" in
   -h|--help) sed -n '2,/^set /{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
   -*) echo "prepare_peers: unknown option $1 (bash bench/prepare_peers.sh --help)" >&2; exit 2 ;;
 esac
-seed_dir=${1:?usage: bash bench/prepare_peers.sh SEED_DIR [YGCH_CLONE]}
+usage="usage: bash bench/prepare_peers.sh SEED_DIR [YGCH_CLONE] (--help for more)"
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+  echo "$usage" >&2
+  exit 2
+fi
+seed_dir=$1
 seed=002_38695e4fd0590979.txt
 for file in "$seed_dir/tools/seed_nqueens.sh" "$seed_dir/seeds/$seed"; do
   [ -f "$file" ] || { echo "prepare_peers: $file not found" >&2; exit 1; }

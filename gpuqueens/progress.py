@@ -27,8 +27,9 @@ from .user_frames import user_stacklevel
 
 __all__ = ["Progress", "progress_enabled", "check_progress", "TQDM_HINT"]
 
-#: How to get the progress bar, said once when one is asked for and tqdm is missing.
-TQDM_HINT = 'pip install "gpuqueens[progress]"'
+#: How to get the progress bar, said once when one is asked for and tqdm is missing (the
+#: package is installed from its repository, as the README says, not from PyPI).
+TQDM_HINT = 'pip install ".[progress]" in the gpuqueens repository, or pip install tqdm'
 
 _warned_no_tqdm = False
 

@@ -146,7 +146,7 @@ def test_progress_without_tqdm_says_how_to_get_it_once(monkeypatch, capsys):
     out, err = capsys.readouterr()
     assert "total 92" in out and "total 352" in out
     assert err.count("gpuqueens: warning:") == 1
-    assert 'pip install "gpuqueens[progress]"' in err and "Traceback" not in err
+    assert 'pip install ".[progress]"' in err and "Traceback" not in err
 
 
 def test_long_count_warns_on_one_line_before_it_starts(monkeypatch, capsys):

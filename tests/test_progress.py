@@ -59,7 +59,7 @@ def test_without_tqdm_progress_is_silent(capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "tqdm", None)  # makes "import tqdm..." fail
     monkeypatch.setitem(sys.modules, "tqdm.auto", None)
     monkeypatch.setattr(progress_module, "_warned_no_tqdm", False)
-    with pytest.warns(UserWarning, match=r'tqdm.*pip install "gpuqueens\[progress\]"') as said:
+    with pytest.warns(UserWarning, match=r'tqdm.*pip install "\.\[progress\]"') as said:
         assert run_units(UNITS, solve, job=JOB, progress=True)["u4"] == (6, 4)
     assert capsys.readouterr() == ("", "")
     assert said[0].filename == __file__  # the caller's line, not ours

@@ -1,0 +1,115 @@
+"""The bench scripts fail with one line that says what is missing, never a traceback: no
+seed tool, no CuPy, a board size out of range, a missing argument; and the device run's
+build step fails when any of its commands does."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+
+
+def run(*command: str, env: dict | None = None, timeout: int = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(list(command), capture_output=True, text=True, timeout=timeout,
+                          env=env, cwd=ROOT, stdin=subprocess.DEVNULL)
+
+
+def one_line_error(done: subprocess.CompletedProcess, code: int) -> str:
+    assert done.returncode == code, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert lines, done.stdout
+    return lines[-1]
+
+
+@pytest.fixture
+def without_cupy(tmp_path):
+    """An environment in which ``import cupy`` fails, whether or not CuPy is installed."""
+    blocked = tmp_path / "blocked"
+    (blocked / "cupy").mkdir(parents=True)
+    (blocked / "cupy" / "__init__.py").write_text('raise ImportError("no CuPy here")\n')
+    path = os.environ.get("PYTHONPATH")
+    return dict(os.environ, PYTHONPATH=str(blocked) + (os.pathsep + path if path else ""))
+
+
+def test_cpu_vs_seed_without_the_seed_tool(tmp_path):
+    line = one_line_error(run(sys.executable, str(BENCH / "cpu_vs_seed.py"), "10",
+                              "--seed-tool", str(tmp_path / "missing.sh")), 1)
+    assert "no seed tool" in line and "prepare_peers.sh" in line
+
+
+def test_cpu_vs_seed_when_the_seed_tool_fails(tmp_path):
+    tool = tmp_path / "seed.sh"
+    tool.write_text("echo 'nvcc: command not found' >&2\nexit 127\n")
+    line = one_line_error(run(sys.executable, str(BENCH / "cpu_vs_seed.py"), "10",
+                              "--seed-tool", str(tool)), 1)
+    assert "failed" in line and "exit 127" in line and "nvcc: command not found" in line
+
+
+@pytest.mark.parametrize("script, args", [
+    ("gpu_nqueens.py", ["--nmin", "8", "--nmax", "8", "--no-cold"]),
+    ("gpu_matchsticks.py", ["--grids", "3"]),
+    ("gpu_matchstick_table.py", ["--grids", "3"]),
+])
+def test_gpu_scripts_without_cupy(without_cupy, script, args):
+    line = one_line_error(run(sys.executable, str(BENCH / script), *args, env=without_cupy), 1)
+    assert "needs CuPy" in line and 'pip install ".[cuda12]"' in line
+    assert "tests/fake_gpu_run.py" in line  # the dry run without a GPU
+    done = run(sys.executable, str(BENCH / script), "--help", env=without_cupy)
+    assert done.returncode == 0 and done.stdout.startswith("usage:")
+
+
+def test_gpu_nqueens_host_side_needs_no_cupy(without_cupy):
+    done = run(sys.executable, str(BENCH / "gpu_nqueens.py"), "--host-side", "--nmin", "8",
+               "--nmax", "8", env=without_cupy)
+    assert done.returncode == 0 and "n=8: host side" in done.stdout, done.stderr
+
+
+@pytest.mark.parametrize("bound", ["--nmin", "--nmax"])
+def test_gpu_nqueens_refuses_a_board_out_of_range(bound):
+    args = {"--nmin": "8", "--nmax": "8", bound: "40"}
+    line = one_line_error(run(sys.executable, str(BENCH / "gpu_nqueens.py"), "--host-side",
+                              *[v for item in args.items() for v in item]), 2)
+    assert f"{bound} 40 is outside 1..32" in line
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.parametrize("args", [[], ["a", "b", "c"]])
+def test_prepare_peers_prints_its_usage(args):
+    line = one_line_error(run("bash", str(BENCH / "prepare_peers.sh"), *args), 2)
+    assert line.startswith("usage: bash bench/prepare_peers.sh SEED_DIR [YGCH_CLONE]")
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_device_run_help_says_what_to_install():
+    done = run("bash", str(BENCH / "device_run.sh"), "--help")
+    assert done.returncode == 0
+    text = " ".join(done.stdout.split())
+    assert 'pip install ".[test,cuda12]"' in text and 'pip install ".[bench]"' in text
+    assert 'nvcc (CUDA toolkit) for "build"' in text
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_device_run_build_fails_when_any_command_fails(tmp_path):
+    # stand-ins: python succeeds at everything, nvcc answers --version and fails to build;
+    # the step's last command succeeds, so only a step that checks every command fails
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for name, body in (("python", "exit 0"),
+                       ("nvcc", 'if [ "$1" = --version ]; then echo release; exit 0; fi; exit 1')):
+        (tools / name).write_text(f"#!/bin/sh\n{body}\n")
+        (tools / name).chmod(0o755)
+    system = os.pathsep.join(str(Path(shutil.which(tool)).parent) for tool in ("tail", "tee", "dirname"))
+    env = dict(os.environ, PATH=f"{tools}{os.pathsep}{system}")
+    done = run("bash", str(BENCH / "device_run.sh"), "--steps", "build", "--out", str(tmp_path / "out"),
+               env=env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "nvcc could not build the cubin" in done.stdout
+    assert "(status 1)" in done.stdout
