@@ -15,8 +15,10 @@
 # one H100 (n up to 21); "big" (n = 22 and 23 against OEIS: n = 23 is projected at a quarter
 # of an hour on one H100, and rerunning the step resumes it from its checkpoint),
 # "matchsticks" (the matchstick distributions and puzzle tables on the GPU, bench/
-# gpu_matchsticks.py and bench/gpu_matchstick_table.py) and "workers" (bench/device_workers.py)
-# run only when named. Steps can be run in separate calls with the same --out.
+# gpu_matchsticks.py and bench/gpu_matchstick_table.py), "workers" (bench/device_workers.py)
+# and "engines" (this tree's kernels against each peers/engine-*/ from bench/prepare_peers.sh
+# --engine COMMIT, n = 18..nmax, each tree's own bench/gpu_nqueens.py --path direct, in turn,
+# twice) run only when named. Steps can be run in separate calls with the same --out.
 #
 # Install first, in the repository (a virtual environment is fine):
 #   pip install ".[test,cuda12]"     # pytest for "tests", CuPy for every GPU step; or ".[test,cuda13]"
@@ -121,6 +123,36 @@ if step bench; then
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   python -c "import json, sys; [print(r['n'], {k: round(r[k], 4) for k in ('prefixes_s', 'kernel_s', 'symmetric_s')}) for r in json.load(open(sys.argv[1]))]" \
     "$out/direct.json" 2>&1 | tee -a "$out/direct.txt"
+fi
+
+if step engines; then
+  banner "engines: this tree's kernels against peers/engine-*/, n=18..$nmax (kernel seconds, best of 2 turns)"
+  trees=$(ls -d peers/engine-*/ 2>/dev/null | sed 's:/$::')
+  if [ -z "$trees" ]; then
+    echo "no peers/engine-*: bash bench/prepare_peers.sh --engine COMMIT" | tee "$out/engines.txt"
+  else
+    : > "$out/engines.txt"
+    for turn in 1 2; do  # in turn, so that every tree sees the device in the same state
+      for tree in . $trees; do
+        name=$([ "$tree" = . ] && echo current || basename "$tree")
+        python "$tree/bench/gpu_nqueens.py" --path direct --nmin 18 --nmax "$nmax" --no-cold --plain-nodes-max 0 \
+          --json "$out/engines-$name-$turn.json" >> "$out/engines.txt" 2>&1 || status=1
+      done
+    done
+    python - "$out" <<'PY' 2>&1 | tee -a "$out/engines.txt"
+import glob, json, os, sys
+best = {}
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "engines-*-[12].json"))):
+    name = os.path.basename(path)[len("engines-"):-len("-1.json")]
+    for row in json.load(open(path)):
+        key = (name, row["n"])
+        best[key] = min(best.get(key, float("inf")), row["kernel_s"])
+names = sorted({name for name, _ in best})
+print("n  " + "  ".join(f"{name:>22}" for name in names))
+for n in sorted({n for _, n in best}):
+    print(f"{n:<3}" + "  ".join(f"{best.get((name, n), float('nan')):>22.4f}" for name in names))
+PY
+  fi
 fi
 
 if step seed; then

@@ -87,6 +87,14 @@ def test_prepare_peers_prints_its_usage(args):
     assert line.startswith("usage: bash bench/prepare_peers.sh SEED_DIR [YGCH_CLONE]")
 
 
+@pytest.mark.skipif(shutil.which("bash") is None or shutil.which("git") is None, reason="needs bash and git")
+@pytest.mark.parametrize("args, code, start", [(["--engine"], 2, "usage: bash bench/prepare_peers.sh --engine"),
+                                               (["--engine", "no-such-commit"], 1, "prepare_peers: no-such-commit")])
+def test_prepare_peers_engine_needs_a_commit(args, code, start):
+    line = one_line_error(run("bash", str(BENCH / "prepare_peers.sh"), *args), code)
+    assert line.startswith(start)
+
+
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 def test_device_run_help_says_what_to_install():
     done = run("bash", str(BENCH / "device_run.sh"), "--help")
