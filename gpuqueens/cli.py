@@ -47,21 +47,40 @@ class Terminated(KeyboardInterrupt):
 
 
 @contextlib.contextmanager
-def _sigterm_stops_like_ctrl_c() -> Iterator[None]:
+def _signals_stop_once() -> Iterator[None]:
     """Turn SIGTERM into :class:`Terminated`, so that worker processes are stopped and the
-    checkpoint keeps every finished unit, as on Ctrl-C."""
+    checkpoint keeps every finished unit, as on Ctrl-C; and let only the first SIGINT or
+    SIGTERM stop the run.
+
+    A second signal of a burst (Ctrl-C twice, or Ctrl-C and a scheduler's SIGTERM) used to
+    raise again inside the first one's clean-up: in ``threading``'s lock code (``release
+    unlocked lock``), or before the worker processes were ended, which then kept the
+    process waiting for them at exit. So the first signal handled raises and decides the
+    exit code (two that arrive together, before Python handles either, count as SIGINT,
+    the lower number), and later ones are ignored while the stop runs; the handlers are
+    put back when :func:`main` returns. A SIGINT that is ignored, or handled by another
+    handler than Python's default (an embedding program's), is left alone.
+    """
     if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
         yield
         return
+    stopping = False
 
-    def stop(*_signal: object) -> None:  # (signal number, frame)
-        raise Terminated()
+    def stop(number: int, _frame: object) -> None:
+        nonlocal stopping
+        if stopping:  # the stop is under way: a raise now would interrupt its clean-up
+            return
+        stopping = True
+        raise Terminated() if number == signal.SIGTERM else KeyboardInterrupt()
 
-    previous = signal.signal(signal.SIGTERM, stop)
+    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, stop)}
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        previous[signal.SIGINT] = signal.signal(signal.SIGINT, stop)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def _silence_stdout() -> None:
@@ -95,8 +114,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if _stdout_is_closed():
         print("gpuqueens: error: standard output is closed: the counts could not be printed", file=sys.stderr)
         return 1
+    with _signals_stop_once():  # around the except clauses too: they run the stop's last steps
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the parsed command; its exit code (README: Exit codes), a failure told in one line."""
     try:
-        with warnings.catch_warnings(), _sigterm_stops_like_ctrl_c():
+        with warnings.catch_warnings():
             warnings.showwarning = _show_warning
             return args.handler(args)
     except (ValueError, TypeError, BackendUnavailableError, CheckpointError) as exc:

@@ -310,6 +310,10 @@ def _solve_again(units: list[WorkUnit], count: int) -> list[_SolveAgain]:
     return [_SolveAgain(unit.key, unit.payload, unit.weight) for unit in chosen]
 
 
+#: How often the thread that waits for results wakes up, in seconds (see _run_on_executor).
+SIGNAL_CHECK_SECONDS = 0.2
+
+
 def _run_on_executor(
     pending: Iterator[WorkUnit],
     solve: Callable[[Any], tuple[int, ...]],
@@ -347,9 +351,15 @@ def _run_on_executor(
     try:
         submit_more()
         while in_flight:
+            # Never an untimed wait: a signal (Ctrl-C, SIGTERM) wakes a thread blocked on a
+            # lock only when the kernel hands it to that thread, and with other threads in
+            # the process (an executor's) a burst of signals may go to them, all of it:
+            # Python then runs the handler only once this thread wakes up by itself.
             done, _ = concurrent.futures.wait(
-                in_flight, return_when=concurrent.futures.FIRST_COMPLETED
+                in_flight, timeout=SIGNAL_CHECK_SECONDS, return_when=concurrent.futures.FIRST_COMPLETED
             )
+            if not done:
+                continue
             failure = collect(done)
             if failure is not None:
                 # Keep what else has finished by now, then stop: nothing new is submitted.
