@@ -25,11 +25,12 @@ def main() -> None:
         start = time.perf_counter()
         a = gpuqueens.count(args.n, backend=args.backend, progress=False, workers=args.workers)
         plain.append(time.perf_counter() - start)
-        path = os.path.join(tempfile.mkdtemp(), "run.sqlite")
-        start = time.perf_counter()
-        b = gpuqueens.count(args.n, backend=args.backend, progress=False, checkpoint=path,
-                            workers=args.workers)
-        ckpt.append(time.perf_counter() - start)
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "run.sqlite")
+            start = time.perf_counter()
+            b = gpuqueens.count(args.n, backend=args.backend, progress=False, checkpoint=path,
+                                workers=args.workers)
+            ckpt.append(time.perf_counter() - start)
         assert a == b, (a, b)
     m1, m2 = statistics.median(plain), statistics.median(ckpt)
     print("plain", [round(x, 2) for x in plain], "checkpoint", [round(x, 2) for x in ckpt])

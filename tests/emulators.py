@@ -3,15 +3,16 @@ built by nvcc as a host-only shared library, for the CuPy stand-in and the kerne
 
 from __future__ import annotations
 
-import atexit
 import ctypes
 import functools
-import shutil
+import hashlib
+import os
 import subprocess
 import tempfile
 from pathlib import Path
 
 NATIVE = Path(__file__).resolve().parent / "native"
+KERNELS = Path(__file__).resolve().parent.parent / "kernels"
 
 
 def build_emulator(source: Path, target: Path) -> Path:
@@ -23,10 +24,29 @@ def build_emulator(source: Path, target: Path) -> Path:
 
 @functools.lru_cache(maxsize=None)
 def emulator_path(source: Path) -> Path:
-    """``source`` built once per process, in a folder removed at exit."""
-    folder = tempfile.mkdtemp(prefix=f"{source.stem}_")
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    return build_emulator(source, Path(folder) / "emulator.so")
+    """``source`` built once per version of the native and kernel sources, kept in one folder
+    of the temporary directory and shared by every test process.
+
+    (Not a folder per process removed at exit: pool workers and killed processes end without
+    running exit handlers, and such folders piled up.) The file is built under another name
+    and moved into place, so that processes building at once never load half a library; an
+    older build of the same source is removed."""
+    digest = hashlib.sha256()
+    for path in sorted([*NATIVE.iterdir(), *KERNELS.iterdir()]):
+        if path.is_file():
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    user = getattr(os, "getuid", lambda: "")()
+    folder = Path(tempfile.gettempdir()) / f"gpuqueens-test-emulators-{user}"
+    folder.mkdir(exist_ok=True)
+    target = folder / f"{source.stem}-{digest.hexdigest()[:16]}.so"
+    if not target.exists():
+        partial = folder / f"{target.name}.{os.getpid()}.partial"
+        build_emulator(source, partial)
+        os.replace(partial, target)
+        for older in folder.glob(f"{source.stem}-*.so"):
+            if older != target:
+                older.unlink(missing_ok=True)
+    return target
 
 
 def pointer(array) -> ctypes.c_void_p:
