@@ -25,6 +25,7 @@ import math
 import numbers
 import os
 import random
+import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -366,6 +367,28 @@ def _run_on_executor(
                 collect({future for future in in_flight if future.done()})
                 raise failure
             submit_more()
+    except concurrent.futures.process.BrokenProcessPool:
+        _let_broken_pool_end(executor)
+        raise
     finally:
         for future in in_flight:
             future.cancel()  # only units not yet started; running ones finish unrecorded
+
+
+def _let_broken_pool_end(executor: concurrent.futures.Executor) -> None:
+    """On Python 3.10, close the reading end of a broken process pool's call queue, as
+    Python 3.11 does itself (CPython issue 94777).
+
+    When a worker dies, the pool's thread that feeds the queue can be blocked writing a work
+    unit (prefix arrays of 50–300 KB) into a pipe that no process reads any more; the pool's
+    manager thread waits for it, and Python waits for the manager at exit: the program
+    hangs after printing its error. With the reading end closed the write fails and both
+    threads end."""
+    if sys.version_info >= (3, 11) or not isinstance(executor, concurrent.futures.ProcessPoolExecutor):
+        return
+    reader = getattr(getattr(executor, "_call_queue", None), "_reader", None)
+    if reader is not None:
+        try:
+            reader.close()
+        except OSError:
+            pass

@@ -177,6 +177,26 @@ def test_a_broken_process_pool_says_what_may_have_ended_its_process():
     assert "killed, out of memory" in notes[1] and '__name__ == "__main__"' in notes[1]
 
 
+def test_a_pool_whose_worker_dies_ends_the_program_with_large_units_waiting():
+    # A worker that dies while units larger than a pipe's buffer (64 KB; the N-Queens units
+    # carry 50-300 KB of prefixes) wait in the pool's call queue: Python 3.10's pool then
+    # kept a thread blocked on that pipe and hung at exit after the error (CPython issue
+    # 94777, fixed in 3.11); the runner closes the pipe's reading end there.
+    script = textwrap.dedent("""
+        import concurrent.futures, os, sys
+        sys.path.insert(0, sys.argv[1])
+        from gpuqueens.runner import WorkUnit, run_units
+        from test_runner import toy_solve
+        units = [WorkUnit(f"u{i}", bytes(100_000), weight=1) for i in range(8)]
+        pool = concurrent.futures.ProcessPoolExecutor(1, initializer=os._exit, initargs=(3,))
+        run_units(units, toy_solve, job={"problem": "toy"}, executor=pool, progress=False)
+    """)
+    tests = os.path.dirname(os.path.abspath(__file__))
+    done = subprocess.run([sys.executable, "-c", script, tests], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 1 and "BrokenProcessPool: A process in the process pool" in done.stderr
+
+
 def test_other_job_is_refused(tmp_path):
     units = toy_units()
     path = tmp_path / "run.sqlite"
