@@ -367,7 +367,9 @@ def _run_on_executor(
                 collect({future for future in in_flight if future.done()})
                 raise failure
             submit_more()
-    except concurrent.futures.process.BrokenProcessPool:
+    except concurrent.futures.process.BrokenProcessPool as exc:
+        if _BROKEN_POOL not in getattr(exc, "__notes__", ()):  # raised by a submission
+            _add_note(exc, _BROKEN_POOL)
         _let_broken_pool_end(executor)
         raise
     finally:
