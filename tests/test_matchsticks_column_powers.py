@@ -45,6 +45,51 @@ def test_long_strip_goes_by_powers_in_the_public_call(monkeypatch):
     assert gpuqueens.matchsticks(10**7, 1, removed=1, backend="cpu") == 3 * 10**7 - 5
 
 
+@pytest.mark.parametrize("m, n", [(1, 1), (1, 2), (2, 2), (1, 4), (2, 3), (3, 3)])
+def test_counts_by_sticks_kept_equal_brute_force(m, n):
+    assert count_by_column_powers(m, n, stick_count(m, n), kept=True) == brute_counts(m, n)[::-1]
+
+
+def test_counts_by_sticks_kept_on_long_grids_equal_the_sweep():
+    rng = random.Random(20261124)
+    for _ in range(10):
+        h = rng.randint(1, 3)
+        w = rng.randint(h, 40 if h < 3 else 12)
+        sticks = stick_count(h, w)
+        kept = rng.randint(0, min(14, sticks))
+        by_removed = count_by_removed(h, w, sticks)
+        assert count_by_column_powers(h, w, kept, kept=True) == by_removed[::-1][: kept + 1], (h, w, kept)
+
+
+def test_few_sticks_kept_go_by_powers_of_kept_sticks_in_the_public_call(monkeypatch):
+    # 7 sticks kept of a 1×5000 strip: two adjacent unit squares (4999 ways); truncated at
+    # R = E - 7 this took minutes
+    def no_sweep(*args, **kwargs):
+        raise AssertionError("counted by sticks removed")
+
+    monkeypatch.setattr(api, "count_by_removed", no_sweep)
+    monkeypatch.setattr(api, "_by_removed", no_sweep)
+    sticks = stick_count(1, 5000)
+    assert gpuqueens.matchsticks(1, 5000, removed=sticks - 7, backend="cpu") == 4999
+    assert gpuqueens.matchsticks(5000, 1, removed=sticks - 7, backend="cpu") == 4999
+    assert gpuqueens.matchsticks(1, 5000, removed=sticks - 5, backend="cpu") == 0
+
+
+@pytest.mark.parametrize("h, w, chosen", [(1, 200, 20), (2, 80, 8), (2, 9, 0)])
+def test_few_sticks_kept_agree_with_the_whole_distribution(h, w, chosen):
+    # the R above E/2 with at most 40 sticks kept, `chosen` of them by sticks kept (where
+    # that is the cheaper)
+    counts = gpuqueens.matchstick_counts(h, w, backend="cpu")
+    sticks = stick_count(h, w)
+    by_kept = 0
+    for removed in range(max(sticks // 2 + 1, sticks - 40), sticks + 1):
+        by_kept += api._closed_form(h, w, removed, None) is None and \
+            api._by_few_kept(h, w, removed, "cpu") is not None
+        assert gpuqueens.matchsticks(h, w, removed=removed, backend="cpu") == counts[removed], \
+            (h, w, removed)
+    assert by_kept == chosen
+
+
 def test_square_grids_and_whole_distributions_stay_on_the_sweep():
     for h, w, top in [(6, 6, 2), (6, 100, 3), (2, 40, 130), (3, 300, 1000)]:
         assert power_seconds(h, w, top) > transfer_cost(h, w, top, "cpu").seconds, (h, w, top)

@@ -177,6 +177,23 @@ def _by_removed(m: int, n: int, top: int, backend: str, progress: bool | None) -
     return _counts(m, n, top, backend, progress)
 
 
+def _by_few_kept(m: int, n: int, removed: int, backend: str) -> int | None:
+    """Problem 1 at one R with fewer sticks kept than removed, by column powers counted by
+    sticks kept (truncated at K = E - R, not at R), when the short side allows and that is
+    cheaper than :func:`_by_removed`; else ``None``. (A 1×5000 strip with 7 sticks kept: at
+    once, against minutes.)"""
+    h, w = orient(m, n)
+    kept = stick_count(m, n) - removed
+    if h > MAX_POWERS_SHORT_SIDE or kept >= removed:
+        return None
+    powers = power_cost(h, w, kept)
+    other = min(transfer_cost(h, w, removed, backend).seconds, power_cost(h, w, removed).seconds)
+    if powers.seconds >= other or powers.memory >= available_memory() / 2:
+        return None
+    check_cost(powers, stacklevel=3)
+    return count_by_column_powers(m, n, kept, kept=True)[kept]
+
+
 def matchstick_counts(m: int, n: int, *, backend: str | None = None,
                       progress: bool | None = None) -> list[int]:
     """Valid configurations of an m×n grid by number of removed sticks, R = 0..E.
@@ -235,7 +252,8 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     the centre join (the halves' sweeps with R exact, :mod:`.exact_join`) for a shorter side
     of 6 or 7 (on the CPU: 6×6 in seconds to minutes, 7×7 in minutes and gigabytes); on
     the CPU unless ``backend="gpu"`` (:func:`square_tracking_backend`). R = 0 and R from
-    E - 4 to E (at most 4 sticks kept) are answered at once, on any grid (:func:`_closed_form`).
+    E - 4 to E (at most 4 sticks kept) are answered at once, on any grid (:func:`_closed_form`);
+    a long grid with few sticks kept is counted by sticks kept (:func:`_by_few_kept`).
 
     The centre join runs as work units, one per centre stick pattern, and takes the run
     options of :func:`matchstick_table`: ``checkpoint``, ``executor``, ``progress``,
@@ -260,6 +278,8 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
         _refuse_units_options(m, n, checkpoint, executor, "without squares=")
         backend = resolve_backend(backend)
         closed = _closed_form(m, n, removed, None)
+        if closed is None:
+            closed = _by_few_kept(m, n, removed, backend)
         if closed is not None:
             return closed
         return _by_removed(m, n, removed, backend, progress)[removed]
