@@ -50,6 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.gpu_required import require_cupy  # noqa: E402
 from gpuqueens.problems.matchsticks.api import matchsticks  # noqa: E402
 from gpuqueens.problems.matchsticks.grid import square_count  # noqa: E402
 from gpuqueens.problems.matchsticks.pairing import JoinStats  # noqa: E402
@@ -121,17 +122,6 @@ def run_grid(m: int, n: int, args) -> dict:
         row["exact_s"] = round(time.perf_counter() - begin, 3)
         row["checks"].append("exact")
     return row
-
-
-def require_cupy(script: str) -> None:
-    """End the script with one line (exit 1) when CuPy cannot be imported: it needs a GPU."""
-    try:
-        import cupy  # noqa: F401
-    except ImportError as exc:
-        raise SystemExit(
-            f"{script}: error: this benchmark needs CuPy and an NVIDIA GPU ({exc}); in the "
-            f'repository: pip install ".[cuda12]" (or ".[cuda13]"), or dry-run it without a GPU: '
-            f"python tests/fake_gpu_run.py bench/{script}.py ...") from None
 
 
 def main(argv: list[str] | None = None) -> None:

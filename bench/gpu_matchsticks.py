@@ -45,6 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.gpu_required import require_cupy  # noqa: E402
 from gpuqueens.problems.matchsticks.transfer_work import H100, evaluation_work, method_cost  # noqa: E402
 from gpuqueens.problems.matchsticks.grid import stick_count  # noqa: E402
 from gpuqueens.problems.matchsticks.transfer import count_by_removed  # noqa: E402
@@ -107,17 +108,6 @@ def run_grid(cupy, m: int, n: int, args) -> dict:
             "projected_s": method_cost(m, n, "gpu").seconds, "memory_floor_s": memory_floor,
             "compute_floor_s": compute_floor, "peak_bytes": peak, "checks": checks,
             "total": str(sum(counts)), "largest": str(max(counts))}
-
-
-def require_cupy(script: str) -> None:
-    """End the script with one line (exit 1) when CuPy cannot be imported: it needs a GPU."""
-    try:
-        import cupy  # noqa: F401
-    except ImportError as exc:
-        raise SystemExit(
-            f"{script}: error: this benchmark needs CuPy and an NVIDIA GPU ({exc}); in the "
-            f'repository: pip install ".[cuda12]" (or ".[cuda13]"), or dry-run it without a GPU: '
-            f"python tests/fake_gpu_run.py bench/{script}.py ...") from None
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -58,6 +58,7 @@ for folder in (ROOT, ROOT / "tests"):  # run from a checkout without installing;
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 
+from bench.gpu_required import require_cupy  # noqa: E402
 from gpuqueens import MAX_N  # noqa: E402
 from gpuqueens.problems.nqueens.prefixes import Prefixes, default_mark, enumerate_prefixes  # noqa: E402
 
@@ -274,17 +275,6 @@ def format_row(r: dict) -> str:
     return (f"{r['n']:>3} {r['total']:>16} {r['unique']:>15} {prefixes:>9} {mark:>4} "
             f"{cold:>8} {r['warm_s']:>9.4f} {_fmt_rate(r['solutions_per_s']):>10} {nodes:>17} "
             f"{_fmt_rate(r['nodes_per_s']):>10}")
-
-
-def require_cupy(script: str) -> None:
-    """End the script with one line (exit 1) when CuPy cannot be imported: it needs a GPU."""
-    try:
-        import cupy  # noqa: F401
-    except ImportError as exc:
-        raise SystemExit(
-            f"{script}: error: this benchmark needs CuPy and an NVIDIA GPU ({exc}); in the "
-            f'repository: pip install ".[cuda12]" (or ".[cuda13]"), or dry-run it without a GPU: '
-            f"python tests/fake_gpu_run.py bench/{script}.py ...") from None
 
 
 def device_line() -> str:
