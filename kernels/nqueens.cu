@@ -104,8 +104,9 @@ __host__ __device__ inline int nq_thread_words(int n, int base) {
 }
 
 // Addresses of this thread's memory. Device: 32-bit shared-window byte addresses, so that
-// a slot or a leaf word is an immediate offset away and every access is one LDS/STS; the block's dynamic shared memory is split into one region per warp in which
-// the 32 lanes interleave (32 different banks). Host: plain pointers into the thread's own
+// a slot or a leaf word is an immediate offset away and every access is one LDS/STS; the
+// block's dynamic shared memory is split into one region per warp in which the 32 lanes
+// interleave (32 different banks). Host: plain pointers into the thread's own
 // nq_thread_words(n, base) words.
 #ifdef __CUDA_ARCH__
 typedef nq_u32 nq_addr;
