@@ -75,21 +75,47 @@ def test_few_sticks_kept_go_by_powers_of_kept_sticks_in_the_public_call(monkeypa
     assert gpuqueens.matchsticks(1, 5000, removed=sticks - 5, backend="cpu") == 0
 
 
-@pytest.mark.parametrize("h, w, chosen", [(1, 200, 20), (2, 80, 8), (2, 9, 0)])
-def test_few_sticks_kept_agree_with_the_whole_distribution(h, w, chosen):
-    # the R above E/2 with at most 40 sticks kept, `chosen` of them by sticks kept (where
-    # that is the cheaper)
+@pytest.mark.parametrize("h, w, ways", [(1, 200, {"sweep", "powers"}), (2, 80, {"sweep", "powers"}),
+                                        (2, 9, {"sweep"})])
+def test_few_sticks_kept_agree_with_the_whole_distribution(h, w, ways, monkeypatch):
+    # the R above E/2 with at most 40 sticks kept, counted by sticks kept (by the sweep or
+    # by column powers, whichever is the cheaper) once more than 4 are kept
     counts = gpuqueens.matchstick_counts(h, w, backend="cpu")
     sticks = stick_count(h, w)
-    by_kept = 0
+    used = set()
+
+    def watch(name, count):
+        def watched(*args, kept=False, **options):
+            used.add(name if kept else f"{name} by R")
+            return count(*args, kept=kept, **options)
+        monkeypatch.setattr(api, count.__name__, watched)
+
+    watch("sweep", api.count_by_removed)
+    watch("powers", api.count_by_column_powers)
     for removed in range(max(sticks // 2 + 1, sticks - 40), sticks + 1):
-        by_kept += api._closed_form(h, w, removed, None) is None and \
-            api._by_few_kept(h, w, removed, "cpu") is not None
         assert gpuqueens.matchsticks(h, w, removed=removed, backend="cpu") == counts[removed], \
             (h, w, removed)
-    assert by_kept == chosen
+    assert used == ways
 
 
 def test_square_grids_and_whole_distributions_stay_on_the_sweep():
     for h, w, top in [(6, 6, 2), (6, 100, 3), (2, 40, 130), (3, 300, 1000)]:
         assert power_seconds(h, w, top) > transfer_cost(h, w, top, "cpu").seconds, (h, w, top)
+
+
+def test_few_sticks_kept_on_a_square_grid_go_by_the_sweep_of_kept_sticks(monkeypatch):
+    # 10×10 (short side beyond column powers): K <= 12 kept by the CPU sweep truncated at
+    # K, against the whole distribution; never the sweep truncated at R
+    whole = gpuqueens.matchstick_counts(10, 10, backend="cpu")
+    sticks = stick_count(10, 10)
+    truncated_at = []
+    by_removed = api.count_by_removed
+
+    def watched(m, n, top=None, **options):
+        truncated_at.append((top, options.get("kept", False)))
+        return by_removed(m, n, top, **options)
+
+    monkeypatch.setattr(api, "count_by_removed", watched)
+    for kept in range(5, 13):
+        assert gpuqueens.matchsticks(10, 10, removed=sticks - kept, backend="cpu") == whole[sticks - kept]
+    assert truncated_at == [(kept, True) for kept in range(5, 13)]

@@ -108,3 +108,15 @@ def test_evaluation_batches_draw_a_bar(capsys):
     err = capsys.readouterr().err
     assert values == count_by_removed(3, 3)
     assert "3×3 by R" in err and "100%" in err
+
+
+@pytest.mark.parametrize("m, n", [(1, 1), (2, 2), (1, 4), (2, 3), (3, 3)])
+def test_counts_by_sticks_kept_equal_brute_force(m, n):
+    assert count_by_removed(m, n, kept=True) == brute_counts(m, n)[::-1]
+
+
+@pytest.mark.parametrize("h, w, top", [(4, 5, 9), (6, 6, 14), (5, 9, 0), (3, 7, 60)])
+def test_counts_by_sticks_kept_are_the_counts_by_removed_from_the_other_end(h, w, top):
+    whole = count_by_removed(h, w)
+    assert count_by_removed(h, w, top, kept=True) == whole[::-1][: top + 1]
+    assert count_by_removed(w, h, top, kept=True) == whole[::-1][: top + 1]

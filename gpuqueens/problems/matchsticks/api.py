@@ -12,6 +12,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import html
+import math
 import numbers
 import os
 import reprlib
@@ -178,20 +179,32 @@ def _by_removed(m: int, n: int, top: int, backend: str, progress: bool | None) -
 
 
 def _by_few_kept(m: int, n: int, removed: int, backend: str) -> int | None:
-    """Problem 1 at one R with fewer sticks kept than removed, by column powers counted by
-    sticks kept (truncated at K = E - R, not at R), when the short side allows and that is
-    cheaper than :func:`_by_removed`; else ``None``. (A 1×5000 strip with 7 sticks kept: at
-    once, against minutes.)"""
+    """Problem 1 at one R with fewer sticks kept than removed, counted by sticks kept
+    (truncated at K = E - R, not at R) by the CPU sweep or column powers, when one of them
+    is cheaper than :func:`_by_removed` would be; else ``None``. (A 1×5000 strip with 7
+    sticks kept: at once, against minutes; a 13×13 grid with 10 kept: seconds, against the
+    whole distribution.)"""
     h, w = orient(m, n)
     kept = stick_count(m, n) - removed
-    if h > MAX_POWERS_SHORT_SIDE or kept >= removed:
+    if kept >= removed:
         return None
-    powers = power_cost(h, w, kept)
-    other = min(transfer_cost(h, w, removed, backend).seconds, power_cost(h, w, removed).seconds)
-    if powers.seconds >= other or powers.memory >= available_memory() / 2:
+    fits = available_memory() / 2
+    # each way by sticks kept: its cost and the count; and the cost of each way by R
+    ways = []
+    by_removed = [transfer_cost(h, w, removed, backend)]
+    if h <= MAX_CPU_TRANSFER_SHORT_SIDE:
+        ways.append((transfer_cost(h, w, kept, "cpu"), lambda: count_by_removed(m, n, kept, kept=True)))
+    if h <= MAX_POWERS_SHORT_SIDE:
+        ways.append((power_cost(h, w, kept), lambda: count_by_column_powers(m, n, kept, kept=True)))
+        by_removed.append(power_cost(h, w, removed))
+    ways = [way for way in ways if way[0].memory < fits]
+    if not ways:
         return None
-    check_cost(powers, stacklevel=3)
-    return count_by_column_powers(m, n, kept, kept=True)[kept]
+    cost, count = min(ways, key=lambda way: way[0].seconds)
+    if cost.seconds >= min((c.seconds for c in by_removed if c.memory < fits), default=math.inf):
+        return None
+    check_cost(cost, stacklevel=3)
+    return count()[kept]
 
 
 def matchstick_counts(m: int, n: int, *, backend: str | None = None,
@@ -253,7 +266,7 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     of 6 or 7 (on the CPU: 6×6 in seconds to minutes, 7×7 in minutes and gigabytes); on
     the CPU unless ``backend="gpu"`` (:func:`square_tracking_backend`). R = 0 and R from
     E - 4 to E (at most 4 sticks kept) are answered at once, on any grid (:func:`_closed_form`);
-    a long grid with few sticks kept is counted by sticks kept (:func:`_by_few_kept`).
+    with few sticks kept, the count runs by sticks kept (:func:`_by_few_kept`).
 
     The centre join runs as work units, one per centre stick pattern, and takes the run
     options of :func:`matchstick_table`: ``checkpoint``, ``executor``, ``progress``,

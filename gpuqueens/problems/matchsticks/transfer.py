@@ -33,7 +33,7 @@ import numpy as np
 from ...progress import Progress, progress_enabled
 from .grid import orient, stick_count
 from .count_bound import count_bound
-from .modular import WIDE_PRIME_LIMIT, crt, primes_for_bound
+from .modular import WIDE_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 
 __all__ = ["MAX_GPU_TRANSFER_SHORT_SIDE", "count_by_removed", "residues_by_removed", "column_work",
            "state_count"]
@@ -77,8 +77,9 @@ def column_work(h: int, w: int, length: int) -> list[int]:
 
 
 def residues_by_removed(h: int, w: int, length: int, p: int, xp: ModuleType = np,
-                        on_column: Callable[[float], None] | None = None):
-    """``X[R] mod p`` for R < length: valid configurations of an h×w grid (h <= w).
+                        on_column: Callable[[float], None] | None = None, kept: bool = False):
+    """``X[R] mod p`` for R < length: valid configurations of an h×w grid (h <= w); with
+    ``kept``, by the number K of sticks kept instead (``X[E - K]``).
 
     Returns an ``xp`` array of ``length`` uint64 residues. ``on_column(work)`` is called
     after each point column with its :func:`column_work`.
@@ -93,7 +94,7 @@ def residues_by_removed(h: int, w: int, length: int, p: int, xp: ModuleType = np
     spare = xp.empty_like(x)
     # and the sums of a step go to four more of a quarter of the state's size each
     scratch = [xp.empty(states // 2 * length, dtype=xp.uint64) for _ in range(4)]
-    decided = 0  # sticks decided so far: bounds the nonzero part of the R axis
+    decided = 0  # sticks decided so far: bounds the nonzero part of the R (or K) axis
     for j in range(w + 1):
         has_right = j < w
         for i in range(h + 1):
@@ -114,7 +115,8 @@ def residues_by_removed(h: int, w: int, length: int, p: int, xp: ModuleType = np
             new = x.reshape(above, 2, below, 2, length)
             for r in (0, 1) if has_right else (0,):
                 for d in (0, 1) if has_down else (0,):
-                    shift = (has_down and not d) + (has_right and not r)
+                    # sticks removed here (or kept: d and r are 0 where there is no stick)
+                    shift = d + r if kept else (has_down and not d) + (has_right and not r)
                     if shift < length:
                         top = min(live + shift, length)
                         new[:, r, :, d, shift:top] = by_kept[d + r][..., : top - shift]
@@ -125,28 +127,37 @@ def residues_by_removed(h: int, w: int, length: int, p: int, xp: ModuleType = np
 
 
 def count_by_removed(m: int, n: int, max_removed: int | None = None, *,
-                     xp: ModuleType = np, progress: bool | None = False) -> list[int]:
-    """Exact counts of valid configurations with R = 0..max_removed sticks removed.
+                     xp: ModuleType = np, progress: bool | None = False,
+                     kept: bool = False) -> list[int]:
+    """Exact counts of valid configurations with R = 0..max_removed sticks removed (with
+    ``kept``: with K = 0..max_removed sticks kept, the counts at R = E - K; the sweep then
+    holds max_removed + 1 values per state instead of E - max_removed + 1).
 
     ``max_removed`` defaults to E (the whole distribution). Residues modulo enough primes
     < 2^62 that their product exceeds every count asked (:func:`.count_bound.count_bound`,
-    at most C(E, R)) are combined by the CRT. ``progress``: a bar over the sweeps' point
-    columns, one sweep per prime (as :func:`gpuqueens.progress.progress_enabled` reads it).
+    at most C(E, R); by sticks kept, C(E, K)) are combined by the CRT. ``progress``: a bar
+    over the sweeps' point columns, one sweep per prime (as
+    :func:`gpuqueens.progress.progress_enabled` reads it).
 
     >>> count_by_removed(2, 2)
     [1, 4, 10, 8, 7, 4, 4, 0, 4, 0, 0, 0, 1]
     >>> count_by_removed(10, 10, 4)
     [1, 212, 22278, 1547004, 79847833]
+    >>> count_by_removed(2, 2, 5, kept=True)  # the first six above, from the other end
+    [1, 0, 0, 0, 4, 0]
     """
     h, w = orient(m, n)
     sticks = stick_count(h, w)
     top = sticks if max_removed is None else min(max_removed, sticks)
-    primes = primes_for_bound(count_bound(h, w, top, xp=xp), WIDE_PRIME_LIMIT)
+    # (the bound of count_bound holds for counts by R; by K, C(E, K) is the bound)
+    bound = binomial_bound(sticks, top) if kept else count_bound(h, w, top, xp=xp)
+    primes = primes_for_bound(bound, WIDE_PRIME_LIMIT)
     columns = []
     sweeps = len(primes) * (w + 1)
     with Progress(sweeps, len(primes) * sum(column_work(h, w, top + 1)),
-                  enabled=progress_enabled(progress), description=f"{h}×{w} by R") as bar:
+                  enabled=progress_enabled(progress),
+                  description=f"{h}×{w} by {'K kept' if kept else 'R'}") as bar:
         for p in primes:
-            res = residues_by_removed(h, w, top + 1, p, xp, on_column=bar.advance)
+            res = residues_by_removed(h, w, top + 1, p, xp, on_column=bar.advance, kept=kept)
             columns.append([int(v) for v in (res.get() if hasattr(res, "get") else res)])
     return [crt(list(values), primes) for values in zip(*columns)]
