@@ -178,7 +178,8 @@ def _by_removed(m: int, n: int, top: int, backend: str, progress: bool | None) -
     return _counts(m, n, top, backend, progress)
 
 
-def _by_few_kept(m: int, n: int, removed: int, backend: str) -> int | None:
+def _by_few_kept(m: int, n: int, removed: int, backend: str,
+                 progress: bool | None = False) -> int | None:
     """Problem 1 at one R with fewer sticks kept than removed, counted by sticks kept
     (truncated at K = E - R, not at R) by the CPU sweep or column powers, when one of them
     is cheaper than :func:`_by_removed` would be; else ``None``. (A 1×5000 strip with 7
@@ -193,7 +194,7 @@ def _by_few_kept(m: int, n: int, removed: int, backend: str) -> int | None:
     ways = []
     by_removed = [transfer_cost(h, w, removed, backend)]
     if h <= MAX_CPU_TRANSFER_SHORT_SIDE:
-        ways.append((transfer_cost(h, w, kept, "cpu"), lambda: count_by_removed(m, n, kept, kept=True)))
+        ways.append((transfer_cost(h, w, kept, "cpu"), lambda: count_by_removed(m, n, kept, kept=True, progress=progress)))
     if h <= MAX_POWERS_SHORT_SIDE:
         ways.append((power_cost(h, w, kept), lambda: count_by_column_powers(m, n, kept, kept=True)))
         by_removed.append(power_cost(h, w, removed))
@@ -292,7 +293,7 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
         backend = resolve_backend(backend)
         closed = _closed_form(m, n, removed, None)
         if closed is None:
-            closed = _by_few_kept(m, n, removed, backend)
+            closed = _by_few_kept(m, n, removed, backend, progress)
         if closed is not None:
             return closed
         return _by_removed(m, n, removed, backend, progress)[removed]

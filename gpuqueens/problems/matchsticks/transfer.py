@@ -130,8 +130,8 @@ def count_by_removed(m: int, n: int, max_removed: int | None = None, *,
                      xp: ModuleType = np, progress: bool | None = False,
                      kept: bool = False) -> list[int]:
     """Exact counts of valid configurations with R = 0..max_removed sticks removed (with
-    ``kept``: with K = 0..max_removed sticks kept, the counts at R = E - K; the sweep then
-    holds max_removed + 1 values per state instead of E - max_removed + 1).
+    ``kept``: with K = 0..max_removed sticks kept, the counts at R = E - K, the sweep
+    truncated at K instead of at R).
 
     ``max_removed`` defaults to E (the whole distribution). Residues modulo enough primes
     < 2^62 that their product exceeds every count asked (:func:`.count_bound.count_bound`,
@@ -143,7 +143,7 @@ def count_by_removed(m: int, n: int, max_removed: int | None = None, *,
     [1, 4, 10, 8, 7, 4, 4, 0, 4, 0, 0, 0, 1]
     >>> count_by_removed(10, 10, 4)
     [1, 212, 22278, 1547004, 79847833]
-    >>> count_by_removed(2, 2, 5, kept=True)  # the first six above, from the other end
+    >>> count_by_removed(2, 2, 5, kept=True)  # the last six above, from the other end
     [1, 0, 0, 0, 4, 0]
     """
     h, w = orient(m, n)
