@@ -39,6 +39,17 @@ def no_pools(monkeypatch):
     monkeypatch.setattr(workers, "WorkerPool", refuse)
 
 
+# -- the puzzle table ---------------------------------------------------------------------
+
+@pytest.fixture
+def join_only(monkeypatch):
+    """Every S of a table by the centre join's rounds: the tests of its rounds, workers and
+    checkpoints use small grids, whose S would otherwise come from the top sweep."""
+    from gpuqueens.problems.matchsticks import top_rows
+
+    monkeypatch.setattr(top_rows, "TOP_DEFICIT", -1)
+
+
 # -- read-only checkpoints ---------------------------------------------------------------
 
 @pytest.fixture

@@ -122,7 +122,7 @@ def test_a_store_ends_with_its_count_and_a_killed_counts_store_with_the_next():
     assert not store.directory.exists()
 
 
-def test_a_table_on_worker_processes_shares_its_rounds_and_leaves_no_store(monkeypatch):
+def test_a_table_on_worker_processes_shares_its_rounds_and_leaves_no_store(monkeypatch, join_only):
     files = []
 
     @contextlib.contextmanager

@@ -62,8 +62,8 @@ def test_a_long_table_uses_every_core_by_default(pools, monkeypatch):
 
 
 @pytest.mark.parametrize("memory, processes", [(0.95, 1), (1.5, 4)])
-def test_the_default_starts_no_more_processes_than_memory_holds(pools, monkeypatch, memory,
-                                                                 processes):
+def test_the_default_starts_no_more_processes_than_memory_holds(pools, join_only, monkeypatch,
+                                                                 memory, processes):
     monkeypatch.setattr(api, "TABLE_POOL_SECONDS", 0.0)
     monkeypatch.setattr(workers, "usable_cores", lambda: 8)
     need = table_cost(4, 4, list(range(15))).memory
@@ -81,7 +81,8 @@ def test_a_long_table_runs_in_this_process_with_workers_1(no_pools, monkeypatch)
     assert gpuqueens.matchstick_table(4, 4, backend="cpu", workers=1).rows == TABLE_4X4
 
 
-def test_explicit_workers_that_memory_cannot_hold_are_refused_up_front(no_pools, monkeypatch):
+def test_explicit_workers_that_memory_cannot_hold_are_refused_up_front(no_pools, join_only,
+                                                                       monkeypatch):
     monkeypatch.setattr(workers, "usable_cores", lambda: 8)  # 3 processes even on 2 cores
     need = table_cost(4, 4, list(range(15))).memory
     # the processes share the round's build: 0.85 + 3 × 0.15 of the estimate

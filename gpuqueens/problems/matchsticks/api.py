@@ -17,6 +17,7 @@ import numbers
 import os
 import reprlib
 from collections.abc import Iterable, Iterator, Mapping
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,13 +30,14 @@ from ...backends import requested_backend, resolve_backend
 from ...workers import check_workers, choose_backend, executor_for, planned_processes
 from .column_powers import count_by_column_powers
 from .costs import Cost, check_cost, power_cost, transfer_cost
-from .square_costs import exact_cost, exact_join_cost, table_cost
+from .square_costs import exact_cost, exact_join_cost, table_cost, top_cost
 from .exact_join import MAX_EXACT_JOIN_SHORT_SIDE, count_exact_join, exact_units
 from .grid import check_grid, orient, square_count, stick_count
 from .sweep import MAX_EXACT_SHORT_SIDE, count_exact
 from .pairing import centre_patterns
 from .round_store import open_store
 from .table import MAX_JOIN_SHORT_SIDE, table_rows
+from .top_rows import top_squares
 from .transfer import MAX_GPU_TRANSFER_SHORT_SIDE, count_by_removed
 
 __all__ = ["matchsticks", "matchstick_counts", "matchstick_table", "MatchstickTable",
@@ -380,6 +382,19 @@ def _rounds_where(cost: Cost, backend: str,
                                      "memory_shared": cost.memory - joining}
 
 
+def _table_cost(h: int, w: int, wanted: list[int]) -> Cost:
+    """The table's cost: its top sweep for the S with few squares lost (:mod:`.top_rows`),
+    then the centre join for the others (their memory is not needed at once)."""
+    top = top_squares(h, w, wanted)
+    rest = [q for q in wanted if q not in top]
+    parts = ([top_cost(h, w, square_count(h, w) - min(top))] if top else []) + (
+        [table_cost(h, w, rest)] if rest else [])
+    join = parts[-1]
+    return dataclasses.replace(join, memory=max(c.memory for c in parts),
+                               seconds=sum(c.seconds for c in parts),
+                               primes=max(c.primes for c in parts))
+
+
 def _table_backend(backend: str | None, h: int, *, workers, executor, large: bool) -> str:
     """Where a table's pairing runs: as every count (:func:`gpuqueens.backends.resolve_backend`),
     except that ``"auto"`` keeps a shorter side below :data:`MIN_GPU_TABLE_SHORT_SIDE` on the CPU."""
@@ -446,7 +461,9 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     the grid has squares); one S alone is asked as ``[S]``. The table comes from a
     meet-in-the-middle join at the centre column (``docs/matchsticks.md``): 6×6 in a few
     seconds, 7×7 in about 3 minutes on 2 cores (~6 GB per process) on the CPU; the shorter
-    side is limited to 7. ``backend``: where the join (its half sweeps and its pairing) runs (``"auto"``:
+    side is limited to 7. The S that lose at most 30 of the grid's squares (every S of a
+    grid up to 4×4) come from one whole-grid sweep kept to such configurations instead,
+    seconds at most; among them the S that no configuration has (``None`` in the table). ``backend``: where the join (its half sweeps and its pairing) runs (``"auto"``:
     the GPU from a shorter side of 6 when one is usable); the result's ``backend`` says
     which. The table runs as work units through
     :func:`gpuqueens.runner.run_units`, one per round of the join and centre stick pattern:
@@ -480,7 +497,7 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     if h > MAX_JOIN_SHORT_SIDE:
         raise ValueError(f"{m}×{n}: the table is limited to a shorter side of {MAX_JOIN_SHORT_SIDE} "
                          f"(7×7 takes ~3 minutes on 2 cores and ~6 GB of memory a process); got {h}")
-    cost = table_cost(h, w, wanted)
+    cost = _table_cost(h, w, wanted)
     check_cost(cost)
     large = cost.seconds >= TABLE_POOL_SECONDS
     backend = _table_backend(backend, h, workers=workers, executor=executor, large=large)

@@ -22,7 +22,7 @@ import functools
 
 import numpy as np
 
-__all__ = ["UnitSquareBound", "unit_square_bound"]
+__all__ = ["UnitSquareBound", "NoBound", "unit_square_bound"]
 
 
 class UnitSquareBound:
@@ -107,3 +107,21 @@ def unit_square_bound(h: int, w: int, max_slack: int) -> UnitSquareBound:
     ``max_slack`` also answers every smaller slack (column X depends on columns <= X only).
     """
     return UnitSquareBound(h, w, max_slack)
+
+
+class NoBound:
+    """A bound that prunes nothing, for a sweep whose caps let every stick go: with caps of
+    E the unit-square bound drops only states that cannot end validly, which die at the
+    latest when the sweep ends, and its tables take seconds to build from 6×6 on.
+
+    >>> import numpy as np
+    >>> NoBound().after(0).tolist(), NoBound().index(np.array([5, 9], dtype=np.uint64), 0, 0).tolist()
+    ([[0]], [0, 0])
+    """
+
+    def after(self, p: int) -> np.ndarray:
+        return np.zeros((1, 1), dtype=np.int64)
+
+    def index(self, frontier, up, units):
+        return (frontier & np.uint64(0)).astype(np.int64)
+

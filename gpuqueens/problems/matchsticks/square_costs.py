@@ -15,9 +15,9 @@ import numpy as np
 from ...backends import device_free_bytes
 from ...estimates import available_memory
 from .costs import Cost, amount, prime_count, prime_search_seconds
-from .grid import stick_count
+from .grid import square_count, stick_count
 
-__all__ = ["exact_cost", "exact_join_cost", "table_cost", "table_live", "entry_bytes",
+__all__ = ["exact_cost", "exact_join_cost", "table_cost", "top_cost", "table_live", "entry_bytes",
            "memory_for_entries", "live_entry_limit", "sweep_copies"]
 
 
@@ -267,3 +267,31 @@ def table_cost(h: int, w: int, wanted: list[int]) -> Cost:
     memory = bound_bytes + SWEEP_COPIES * entry_bytes(words, primes) * most
     return Cost(f"the {h}×{w} puzzle table ({amount(most)} live entries in its half sweeps)",
                 memory, seconds, primes)
+
+
+# -- the top sweep of the table (top_rows.py) ----------------------------------------------
+
+#: Its most live entries with ``TOP_LOST`` squares lost, and their growth per square lost:
+#: 5×5, the most among 4×4, 5×5, 5×8, 6×6, 7×7 and 7×10 (2.4·10^6 at 30, 5.5·10^5 at 25;
+#: 6×6 1.3·10^6 and 7×7 4.4·10^5 at 30), and 6.9 s on one core at 30.
+TOP_LIVE = 2.4e6
+TOP_LOST = 30
+TOP_GROWTH = 1.35
+#: Seconds per live entry at the widest column (the sum over all points is ~6 times it).
+TOP_ENTRY_SECONDS = 2.9e-6
+
+
+def top_cost(h: int, w: int, lost: int) -> Cost:
+    """The table's top sweep (:mod:`.top_rows`) for the S that lose at most ``lost`` of the
+    grid's squares: an upper estimate from the grid with the most entries measured.
+
+    >>> round(top_cost(5, 5, 30).seconds), top_cost(5, 5, 20).seconds < 0.5
+    (7, True)
+    """
+    sticks = stick_count(h, w)
+    most = TOP_LIVE * TOP_GROWTH ** (lost - TOP_LOST)
+    primes = prime_count(sticks, None, 31)
+    words = _key_words(h, w, square_count(h, w), None)
+    return Cost(f"the {h}×{w} puzzle table's rows with at most {lost} squares lost",
+                SWEEP_COPIES * entry_bytes(words, primes) * most,
+                TOP_ENTRY_SECONDS * most, primes)

@@ -53,11 +53,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...estimates import format_bytes
-from .bounds import UnitSquareBound
+from .bounds import NoBound, UnitSquareBound
 from .square_costs import (SWEEP_COPIES, entry_bytes, live_entry_limit, memory_for_entries,
                            sweep_copies)
 from .grid import orient, square_count, stick_count
-from .keys import ONE, U64, KeyLayout, merge_equal_keys
+from .keys import ONE, U64, KeyLayout, bit_count, merge_equal_keys
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 
 __all__ = ["SweepStats", "step_point", "successor_limit", "sweep", "table_rows_by_sweep",
@@ -157,10 +157,10 @@ def _thresholds(fewest_after: np.ndarray, caps: dict[int, int] | None, max_squar
 State = tuple[list[np.ndarray], np.ndarray, np.ndarray]
 
 
-def step_point(layout: KeyLayout, state: State, i: int, j: int, *, bound: UnitSquareBound,
+def step_point(layout: KeyLayout, state: State, i: int, j: int, *, bound: UnitSquareBound | NoBound,
                caps: dict[int, int] | None, max_squares: int, primes: np.ndarray,
                max_removed: int | None = None, undecided: int = 0,
-               most_successors: int | None = None, xp=np) -> State:
+               most_successors: int | None = None, min_squares: int = 0, xp=np) -> State:
     """Advance the sparse DP over grid point (i, j): decide its down and right sticks.
 
     ``state`` is ``(keys, removed, counts)``; returns the merged new state. Shared by
@@ -179,7 +179,8 @@ def step_point(layout: KeyLayout, state: State, i: int, j: int, *, bound: UnitSq
         pieces.append(_successors(layout, [word[a:a + SUCCESSOR_SLICE] for word in keys],
                                   removed[a:a + SUCCESSOR_SLICE], i, j, bound=bound, caps=caps,
                                   max_squares=max_squares, max_removed=max_removed,
-                                  undecided=undecided, first=a, xp=xp))
+                                  undecided=undecided, min_squares=min_squares, first=a,
+                                  xp=xp))
         found += len(pieces[-1][2])
         if most_successors is not None and found > most_successors:  # stop before the merge
             raise ValueError(
@@ -201,9 +202,31 @@ def step_point(layout: KeyLayout, state: State, i: int, j: int, *, bound: UnitSq
     return keys, xp.zeros(len(keys[0]), dtype=np.int64), counts  # R lives in the key
 
 
+def squares_opening_after(h: int, w: int, i: int, j: int) -> int:
+    """Squares of an h×w grid that open after point (i, j) of the sweep: a square with rows
+    (r, r+u) and left column c opens at point (r+u, c), and points go column by column,
+    top to bottom.
+
+    >>> squares_opening_after(2, 2, 0, 0), squares_opening_after(2, 2, 1, 0), squares_opening_after(2, 2, 2, 2)
+    (5, 4, 0)
+    """
+    return sum(1 for u in range(1, min(h, w) + 1) for r in range(h - u + 1)
+               for c in range(j, w - u + 1) if c > j or r + u > i)
+
+
+def _open_squares(layout: KeyLayout, keys: list, xp) -> np.ndarray:
+    """The open squares of each entry: the set bits of all its groups."""
+    total = None
+    for name in layout.groups:
+        part = bit_count(xp, layout.get(keys, ("g", *name)))
+        total = part if total is None else total + part
+    return total.astype(U64)
+
+
 def _successors(layout: KeyLayout, keys: list, removed, i: int, j: int, *,
-                bound: UnitSquareBound, caps: dict[int, int] | None, max_squares: int,
-                max_removed: int | None, undecided: int, first: int = 0, xp=np):
+                bound: UnitSquareBound | NoBound, caps: dict[int, int] | None, max_squares: int,
+                max_removed: int | None, undecided: int, min_squares: int = 0, first: int = 0,
+                xp=np):
     """The entries after point (i, j), before equal keys merge: ``(keys, removed, rows)``,
     ``rows[k] - first`` the entry of ``keys`` it comes from (branches right = 0, 1 and
     within each down = 0, 1 one after the other, each in the entries' order)."""
@@ -243,6 +266,10 @@ def _successors(layout: KeyLayout, keys: list, removed, i: int, j: int, *,
             units |= layout.get(kept[right], ("g", r, 1)) << U64(r)
         units_after.append(units)
     frontier = frontier_all & ~(ONE << U64(i))
+    if min_squares:  # the most squares each branch can still end with
+        later = squares_opening_after(h, w, i, j)
+        possible = [squares + _open_squares(layout, kept[right], xp) + U64(later)
+                    for right in (0, 1)]
     s_index = xp.minimum(squares, U64(max_squares)).astype(np.int64)
     alive = squares <= U64(max_squares)
     removed_so_far = None if table_mode else layout.get(keys, "r")
@@ -252,6 +279,8 @@ def _successors(layout: KeyLayout, keys: list, removed, i: int, j: int, *,
             lost = (has_down and not down) + (has_right and not right)
             ok = alive & ((left + up) != U64(1 - down - right) if down + right <= 1
                           else xp.ones(len(t), dtype=bool))
+            if min_squares:
+                ok &= possible[right] >= U64(min_squares)
             if not table_mode:
                 r_new = removed_so_far + U64(lost)
                 # Too many removed, or too few sticks left to remove the rest.
@@ -291,7 +320,7 @@ def _successors(layout: KeyLayout, keys: list, removed, i: int, j: int, *,
 
 def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
           stats: SweepStats | None = None, caps: dict[int, int] | None = None,
-          max_entries: int | None = None, xp=np):
+          max_entries: int | None = None, min_squares: int = 0, xp=np):
     """Run the sparse DP over the whole grid (on array module ``xp``: NumPy, or CuPy on the
     current device; the results are NumPy arrays).
 
@@ -313,9 +342,10 @@ def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
     removed = xp.zeros(1, dtype=np.int64)
     counts = xp.ones((1, len(primes)), dtype=U64)
     decided = 0
-    bound = UnitSquareBound(h, w, max_squares)
     if table_mode and caps is None:
         caps = {q: sticks for q in range(max_squares + 1)}
+    unbounded = table_mode and min(caps.values()) >= sticks
+    bound = NoBound() if unbounded else UnitSquareBound(h, w, max_squares)
     stats = stats if stats is not None else SweepStats()
     begin = time.perf_counter()
     for j in range(w + 1):
@@ -326,7 +356,7 @@ def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
             keys, removed, counts = step_point(
                 layout, (keys, removed, counts), i, j, bound=bound, caps=caps,
                 max_squares=max_squares, primes=primes, max_removed=max_removed,
-                undecided=sticks - decided, xp=xp,
+                undecided=sticks - decided, min_squares=min_squares, xp=xp,
                 most_successors=successor_limit(limit, layout.words, len(primes),
                                                 sweep_copies(xp), memory_for_entries(xp)))
             if len(keys[0]) > limit:

@@ -8,8 +8,9 @@ For each S asked the table gives the fewest sticks R whose removal leaves exactl
 Levels: the first is one above max_S (S + 2L(S)), L the unit-square lower bound of
 :mod:`.bounds`; an S not found at level K has fewest R > (K - S) // 2, and the next round
 runs at the least S + 2L(S) still open, with only the open S (so later rounds are small);
-an S missed more than twice gets caps that step further each time (1, 2, 4, ... beyond its
-bound), and an S not found with every stick removable is impossible.
+an S not found with every stick removable is impossible. The S that lose at most 30 of
+the grid's squares, among them every S that no configuration has on the grids tried,
+come from one whole-grid sweep instead (:mod:`.top_rows`), before the rounds.
 
 Work units: a round has one unit per centre stick pattern C (up to its top-bottom mirror;
 36 for 6×6, 72 for 7×7). A unit's result is, for each S of the round, the fewest R among
@@ -41,6 +42,7 @@ from .bounds import unit_square_bound
 from .grid import orient, square_count, stick_count
 from .pairing import JoinStats, Round, centre_patterns, join_centre, prepare_round
 from .round_cache import RoundCache, forget_join_leftovers
+from .top_rows import solve_top_unit, top_squares, top_unit
 
 __all__ = ["table_rows", "run_levels", "merge_fewest", "round_units", "solve_round_unit",
            "MAX_JOIN_SHORT_SIDE"]
@@ -48,8 +50,9 @@ __all__ = ["table_rows", "run_levels", "merge_fewest", "round_units", "solve_rou
 #: Largest shorter side the join answers. 7×7 takes 154 s on 2 cores, 6.3 GB a process, with
 #: 3.1·10^7 live entries (2026-11-24); 8×8 would need ~10 times the memory.
 MAX_JOIN_SHORT_SIDE = 7
-#: 3: one checkpoint file, a ledger stage per round (2: a file per round; 1: sweep units).
-JOB_FORMAT = 3
+#: 4: the S with few squares lost first, as a stage "top" (:mod:`.top_rows`); 3: one
+#: checkpoint file, a ledger stage per round (2: a file per round; 1: sweep units).
+JOB_FORMAT = 4
 
 Rows = list[tuple[int, int | None, int]]
 
@@ -78,7 +81,11 @@ def run_levels(h: int, w: int, wanted: list[int],
 
     The first level is one above the largest S + 2L(S) (L the unit-square lower bound);
     after a round, an S not found has fewest R > (K - S) // 2, and the next level is the
-    least S + 2L(S) left (L stepping further for an S missed again: :func:`_next_cap`).
+    least S + 2L(S) left. L steps by one: a round costs several times the one below it
+    (5×5, S = 21: 0.7 s at R <= 4, 5.3 s at 5, 26 s at 6), so a round past the fewest R
+    costs more than all the rounds below it. An S that no configuration has climbs to
+    every stick removed, one round a step (4×4: 75 rounds, a minute); those S lose few
+    squares, and the table answers them by its top sweep instead (:mod:`.top_rows`).
     """
     sticks = stick_count(h, w)
     top = square_count(h, w)
@@ -87,7 +94,6 @@ def run_levels(h: int, w: int, wanted: list[int],
     lower = {q: int(start[min(q, len(start) - 1)]) for q in wanted if q not in done}
     level = max((q + 2 * lower[q] for q in lower), default=0) + 1
     index = 0
-    misses = dict.fromkeys(lower, 0)
     while len(done) < len(wanted):
         open_ = [q for q in wanted if q not in done]
         caps = {q: min(sticks, (level - q) // 2) for q in open_}
@@ -100,26 +106,8 @@ def run_levels(h: int, w: int, wanted: list[int],
                 done[q] = (None, 0)
             else:
                 lower[q] = max(lower[q], caps[q] + 1)
-                misses[q] += 1
-        level = min((q + 2 * _next_cap(lower[q], misses[q], sticks)
-                     for q in wanted if q not in done), default=level)
+        level = min((q + 2 * lower[q] for q in wanted if q not in done), default=level)
     return [(q, *done[q]) for q in wanted]
-
-
-def _next_cap(lower: int, misses: int, sticks: int) -> int:
-    """The cap to try next for an S missed ``misses`` times with fewest R >= ``lower``.
-
-    The first two retries try ``lower`` itself (the cheapest round that can find it);
-    after that the step from one cap to the next doubles, so an impossible S (which must
-    climb to every stick removed, ~E rounds one by one: 75 rounds and a minute for the 4×4
-    table of every S) is settled in about log2(E) rounds. A larger cap finds the same
-    fewest R: a round reports the fewest R within its caps, however far above it they are.
-
-    >>> [_next_cap(10, k, 40) for k in range(7)]
-    [10, 10, 10, 11, 13, 17, 25]
-    """
-    beyond = (1 << (misses - 2)) - 1 if misses > 2 else 0
-    return min(sticks, lower + beyond)
 
 
 def round_units(h: int, w: int, caps: dict[int, int], level: int, index: int,
@@ -185,20 +173,24 @@ def _decode(caps: dict[int, int], flat: tuple[int, ...]) -> dict[int, tuple[int,
 def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any] | None = None,
                max_entries: int | None = None, stats: JoinStats | None = None,
                wrap_solver: Callable[[Callable], Callable] | None = None,
-               backend: str = "cpu", store: str | None = None) -> Rows:
+               backend: str = "cpu", store: str | None = None, top_sweep: bool = True) -> Rows:
     """Rows ``(S, fewest R, count)`` for each S asked (``(S, None, 0)`` when impossible) of
-    an m×n grid, round by round through :func:`gpuqueens.runner.run_units`.
+    an m×n grid, through :func:`gpuqueens.runner.run_units`: the S with few squares lost
+    by the top sweep (:mod:`.top_rows`, one unit), the others round by round.
 
     ``run``: the runner's options (``checkpoint``, ``executor``, ``progress``, ...), passed
-    on unchanged to every round. ``max_entries`` limits the half sweeps' live entries below
+    on unchanged to every stage. ``max_entries`` limits the half sweeps' live entries below
     what memory holds. ``stats`` adds up the join's sizes and times; it sees only the units
     solved in this process, so it is refused with an executor. ``wrap_solver``: turns the
     unit solver into the one the executor runs (:meth:`gpuqueens.workers.Workers.solver`).
     ``backend``: where the units run, ``"cpu"`` or ``"gpu"`` (half sweeps and pairing).
     ``store``: a :mod:`.round_store` directory that the worker processes share (CPU only).
+    ``top_sweep=False``: every S by the join (the tests compare the two ways).
     """
     wanted = sorted(set(squares))
     h, w = orient(m, n)
+    top = top_squares(h, w, wanted) if top_sweep else []   # few squares lost: not by the join
+    rest = [q for q in wanted if q not in top]
     run = dict(run or {})
     if stats is not None and run.get("executor") is not None:
         raise ValueError("stats are gathered in this process only: not with an executor")
@@ -209,7 +201,7 @@ def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any]
         solve = wrap_solver(solve)
 
     def run_round(caps: dict[int, int], level: int, index: int) -> dict[int, tuple[int, int]]:
-        units = round_units(h, w, caps, level, index, max_entries, slack=max(wanted))
+        units = round_units(h, w, caps, level, index, max_entries, slack=max(rest))
         results = run_units(units, solve, job=job, stage=f"round{index}",
                             description=f"{h}×{w} table, round {index}", **run)
         if stats is not None:
@@ -220,8 +212,20 @@ def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any]
             merge_fewest(found, _decode(caps, flat))
         return found
 
+    rows: dict[int, tuple[int, int | None, int]] = {}
+    if top:  # one unit, a stage of its own, before the rounds
+        top_solve = functools.partial(solve_top_unit, backend=backend)
+        if wrap_solver is not None:
+            top_solve = wrap_solver(top_solve)
+        unit = top_unit(h, w, top)
+        flat = run_units([unit], top_solve, job=job, stage="top",
+                         description=f"{h}×{w} table, S from {min(top)}", **run)[unit.key]
+        found = _decode(dict.fromkeys(top), flat)
+        rows.update({q: (q, *found[q]) if q in found else (q, None, 0) for q in top})
     try:
-        return run_levels(h, w, wanted, run_round)
+        if rest:
+            rows.update({row[0]: row for row in run_levels(h, w, rest, run_round)})
+        return [rows[q] for q in wanted]
     finally:  # this process's copies of the last round's parts and of the bound
         _rounds.clear()
         unit_square_bound.cache_clear()
