@@ -8,7 +8,8 @@ import pytest
 
 from gpuqueens.problems.matchsticks.bruteforce import brute_table, rs_histogram
 from gpuqueens.problems.matchsticks.grid import square_count, stick_count
-from gpuqueens.problems.matchsticks.sweep import SweepStats, count_exact
+from gpuqueens.problems.matchsticks.modular import crt
+from gpuqueens.problems.matchsticks.sweep import FEW_LOST, SweepStats, count_exact, sweep
 from gpuqueens.problems.matchsticks.sweep import table_rows_by_sweep as table_rows
 from thin_grids import thin_counts
 
@@ -178,3 +179,15 @@ def test_a_point_step_stops_at_the_slice_that_passes_the_successor_limit(monkeyp
     with pytest.raises(ValueError, match="made more than 5 entries to merge"):
         step(most_successors=5)
     assert slices == [0, 2]                # 4, then 8 > 5: the last two slices are not made
+
+
+@pytest.mark.parametrize("removed,squares", [(6, 20), (4, 28), (3, 32), (5, 25), (8, 9)])
+def test_exact_counts_with_few_squares_lost_equal_the_sweep_without_that_pruning(removed, squares):
+    # 4×5 has 40 squares: at most 30 lost prunes by the squares still possible (the small
+    # grids' counts above are all pruned so, against brute force); (8, 9) loses 31
+    pruned = count_exact(4, 5, removed=removed, squares=squares)
+    s, r, counts, primes = sweep(4, 5, max_squares=squares, max_removed=removed)
+    plain = sum(crt([int(v) for v in row], primes)
+                for a, b, row in zip(s, r, counts) if a == squares and b == removed)
+    assert pruned == plain > 0
+    assert (40 - squares <= FEW_LOST) == (squares != 9)

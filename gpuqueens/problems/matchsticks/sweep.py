@@ -61,7 +61,8 @@ from .keys import ONE, U64, KeyLayout, bit_count, merge_equal_keys
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 
 __all__ = ["SweepStats", "step_point", "successor_limit", "sweep", "table_rows_by_sweep",
-           "count_exact", "too_many_entries", "MAX_EXACT_SHORT_SIDE", "FREE_MEMORY_SHARE"]
+           "count_exact", "too_many_entries", "MAX_EXACT_SHORT_SIDE", "FREE_MEMORY_SHARE",
+           "FEW_LOST"]
 
 #: Measured (docs/matchsticks.md): the live entries grow ~10-30x per unit of the short side
 #: (table: 4×4 3·10^4, 5×5 1.1·10^6, 6×6 up to 1.8·10^7 per S and past 2·10^7 for S = 12;
@@ -71,6 +72,10 @@ __all__ = ["SweepStats", "step_point", "successor_limit", "sweep", "table_rows_b
 MAX_EXACT_SHORT_SIDE = 5
 #: From this short side on, the table runs one sweep per S (measured faster for 6×6).
 SEPARATE_SQUARES_FROM = 6
+#: Squares lost up to which dropping the entries that can no longer keep S_min squares
+#: (``min_squares``) pays: their live entries grow ~1.4-fold per square lost
+#: (docs/matchsticks.md, *The rows with few squares lost*).
+FEW_LOST = 30
 #: A point step finds the successors of this many entries at a time (its temporaries).
 SUCCESSOR_SLICE = 1 << 22
 
@@ -419,8 +424,11 @@ def count_exact(m: int, n: int, *, removed: int, squares: int,
     (``xp``: see :func:`sweep`)."""
     if squares > square_count(m, n) or removed > stick_count(m, n):
         return 0
+    # with few squares to lose, drop the entries that cannot keep S (8 sticks, S = 30 on
+    # 5×5: 2 s, not 22 s); with many, that check costs more than it saves (10, 10: +40%)
+    few_lost = square_count(m, n) - squares <= FEW_LOST
     s, r, counts, primes = sweep(m, n, max_squares=squares, max_removed=removed, stats=stats,
-                                 xp=xp)
+                                 min_squares=squares if few_lost else 0, xp=xp)
     total = 0
     for a, b, value in zip(s, r, _exact_counts(counts, primes)):
         if a == squares and b == removed:

@@ -30,13 +30,13 @@ from typing import Any
 from ...runner import WorkUnit
 from .grid import orient, square_count, stick_count
 from .modular import crt
-from .sweep import sweep
+from .sweep import FEW_LOST, sweep
 
 __all__ = ["TOP_DEFICIT", "top_squares", "top_unit", "solve_top_unit", "top_rows"]
 
 #: Most squares lost for an S answered by the top sweep: its live entries grow ~1.4-fold
 #: per square lost (docs/matchsticks.md): 2.4·10^6 at 30 on 5×5 (7 s), fewer on larger grids.
-TOP_DEFICIT = 30
+TOP_DEFICIT = FEW_LOST
 
 
 def top_squares(h: int, w: int, wanted: list[int]) -> list[int]:
