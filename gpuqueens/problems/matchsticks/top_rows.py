@@ -3,14 +3,13 @@ that can still end with at least S_min squares.
 
 The centre join (:mod:`.table`) finds an S at a level K >= S + 2R, so a large S costs it
 a high level even when R is small, and an S that no configuration has (5×5: S = 48, 49
-and 51..54) makes it climb to every stick removed: minutes, then hours. Here the
+and 51..54) makes it climb to every stick removed (S = 48 alone ran past a minute). Here the
 square-tracking sweep (:mod:`.sweep`, table mode with no cap on R) drops every partial
 configuration whose squares completed, still open and yet to open add up to less than
 S_min (``min_squares``). What is left are the configurations that lose at most
 D = total - S_min squares, few when D is small whatever R is, and the sweep ends with the
 fewest R and its count for every S from S_min up, an impossible S being one that no entry
-reaches. 5×5 from S = 25 (D = 30): 7 s on one core, all 31 rows (the join ran past a
-minute for S = 48 alone).
+reaches. 5×5 from S = 25 (D = 30): 7 s on one core, all 31 rows.
 
 Which S go this way (:func:`top_squares`): those that lose at most ``TOP_DEFICIT``
 squares (every S of a grid with at most that many squares, up to 4×4); the join answers
