@@ -81,6 +81,19 @@ def _launches():
     return kernels.load_module(gpu_join.KERNEL_SOURCE).get_function("matchstick_join_pairs").launches
 
 
+def _array_modules(monkeypatch, module, name):
+    """The array module (``xp=``) of every call of ``module.name`` from now on."""
+    modules = []
+    real = getattr(module, name)
+
+    def recorded(*args, **kwargs):
+        modules.append(kwargs["xp"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, recorded)
+    return modules
+
+
 @needs_nvcc
 @pytest.mark.nvcc
 @pytest.mark.parametrize("m,n", [(5, 5), (3, 6)])
@@ -94,14 +107,7 @@ def test_gpu_tables_equal_the_cpu_tables(fake_gpu, m, n):
 @pytest.mark.nvcc
 def test_the_top_sweep_runs_on_the_device_with_the_cpu_rows(fake_gpu, monkeypatch):
     # 4×4: every S by the top sweep (30 squares), its point steps on CuPy arrays
-    modules = []
-    real = sweep.step_point
-
-    def recorded(*args, **kwargs):
-        modules.append(kwargs["xp"])
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(sweep, "step_point", recorded)
+    modules = _array_modules(monkeypatch, sweep, "step_point")
     everything = range(31)
     on_gpu = gpuqueens.matchstick_table(4, 4, everything, backend="gpu", workers=1)
     assert on_gpu.backend == "gpu" and modules and all(xp is fake_gpu for xp in modules)
@@ -113,14 +119,7 @@ def test_the_top_sweep_runs_on_the_device_with_the_cpu_rows(fake_gpu, monkeypatc
 @needs_nvcc
 @pytest.mark.nvcc
 def test_gpu_tables_run_their_half_sweeps_on_the_device(fake_gpu, monkeypatch):
-    modules = []
-    sweep = halves._half_sweep
-
-    def recorded(*args, **kwargs):
-        modules.append(kwargs["xp"])
-        return sweep(*args, **kwargs)
-
-    monkeypatch.setattr(halves, "_half_sweep", recorded)
+    modules = _array_modules(monkeypatch, halves, "_half_sweep")
     gpuqueens.matchstick_table(4, 5, [0, 2, 7], backend="gpu", workers=1)
     assert modules and all(xp is fake_gpu for xp in modules)
     modules.clear()
