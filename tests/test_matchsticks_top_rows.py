@@ -94,3 +94,12 @@ def test_a_checkpointed_table_resumes_with_its_top_stage(tmp_path, monkeypatch):
                                        recheck=0)
     assert again.rows == whole.rows and solved == []   # read back, not solved again
     assert [q for q, r, _ in whole.rows if r is None] == [25, 27, 28, 29]
+
+
+def test_a_long_thin_grid_is_not_refused_for_memory():
+    # the estimate once took 5×5's entries with a 1×2000 grid's 194 primes: 24.5 GiB,
+    # refused, where the sweep keeps a few hundred entries (0.3 GB in all, 10 s)
+    from gpuqueens.problems.matchsticks.square_costs import top_cost
+
+    assert top_cost(1, 2000, 30).memory < 0.1 * 2**30
+    assert top_cost(5, 5, 30).memory > 0.2 * 2**30      # the worst grid measured

@@ -462,8 +462,9 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     meet-in-the-middle join at the centre column (``docs/matchsticks.md``): 6×6 in a few
     seconds, 7×7 in about 3 minutes on 2 cores (~6 GB per process) on the CPU; the shorter
     side is limited to 7. The S that lose at most 30 of the grid's squares (every S of a
-    grid up to 4×4) come from one whole-grid sweep kept to such configurations instead,
-    seconds at most; among them the S that no configuration has (``None`` in the table). ``backend``: where the join (its half sweeps and its pairing) runs (``"auto"``:
+    grid up to 4×4) come from one whole-grid sweep kept to such configurations instead
+    (seconds up to 7×7, longer on long grids); among them the S that no configuration has
+    (``None`` in the table). ``backend``: where the join (its half sweeps and its pairing) runs (``"auto"``:
     the GPU from a shorter side of 6 when one is usable); the result's ``backend`` says
     which. The table runs as work units through
     :func:`gpuqueens.runner.run_units`, one per round of the join and centre stick pattern:

@@ -289,9 +289,14 @@ def top_cost(h: int, w: int, lost: int) -> Cost:
     (7, True)
     """
     sticks = stick_count(h, w)
-    most = TOP_LIVE * TOP_GROWTH ** (lost - TOP_LOST)
+    # at a point its kept entries' squares so far lie within ``lost`` of the most that can
+    # have closed there, so a key's other fields bound them too (thin grids: a few hundred)
+    other_bits = h + 1 + max(1, h.bit_length()) + sum(
+        min(u, w - u + 1) for u in range(1, h + 1) for _ in range(h - u + 1))
+    most = min(TOP_LIVE * TOP_GROWTH ** (lost - TOP_LOST), 2.0 ** other_bits * (lost + 1))
     primes = prime_count(sticks, None, 31)
     words = _key_words(h, w, square_count(h, w), None)
+    points = (h + 1) * (w + 1)
     return Cost(f"the {h}×{w} puzzle table's rows with at most {lost} squares lost",
                 SWEEP_COPIES * entry_bytes(words, primes) * most,
-                TOP_ENTRY_SECONDS * most, primes)
+                TOP_ENTRY_SECONDS * most * max(1.0, points / 36), primes)   # 5×5: 36 points
