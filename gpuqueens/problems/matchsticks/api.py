@@ -37,7 +37,7 @@ from .sweep import MAX_EXACT_SHORT_SIDE, count_exact
 from .pairing import centre_patterns
 from .round_store import open_store
 from .table import MAX_JOIN_SHORT_SIDE, table_rows
-from .top_rows import top_squares
+from .top_rows import split_squares
 from .transfer import MAX_GPU_TRANSFER_SHORT_SIDE, count_by_removed
 
 __all__ = ["matchsticks", "matchstick_counts", "matchstick_table", "MatchstickTable",
@@ -385,8 +385,7 @@ def _rounds_where(cost: Cost, backend: str,
 def _table_cost(h: int, w: int, wanted: list[int]) -> Cost:
     """The table's cost: its top sweep for the S with few squares lost (:mod:`.top_rows`),
     then the centre join for the others (their memory is not needed at once)."""
-    top = top_squares(h, w, wanted)
-    rest = [q for q in wanted if q not in top]
+    top, rest = split_squares(h, w, wanted)
     parts = ([top_cost(h, w, square_count(h, w) - min(top))] if top else []) + (
         [table_cost(h, w, rest)] if rest else [])
     join = parts[-1]

@@ -42,7 +42,7 @@ from .bounds import unit_square_bound
 from .grid import orient, square_count, stick_count
 from .pairing import JoinStats, Round, centre_patterns, join_centre, prepare_round
 from .round_cache import RoundCache, forget_join_leftovers
-from .top_rows import solve_top_unit, top_squares, top_unit
+from .top_rows import solve_top_unit, split_squares, top_unit
 
 __all__ = ["table_rows", "run_levels", "merge_fewest", "round_units", "solve_round_unit",
            "MAX_JOIN_SHORT_SIDE"]
@@ -189,8 +189,8 @@ def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any]
     """
     wanted = sorted(set(squares))
     h, w = orient(m, n)
-    top = top_squares(h, w, wanted) if top_sweep else []   # few squares lost: not by the join
-    rest = [q for q in wanted if q not in top]
+    # few squares lost: by the top sweep, not the join
+    top, rest = split_squares(h, w, wanted) if top_sweep else ([], wanted)
     run = dict(run or {})
     if stats is not None and run.get("executor") is not None:
         raise ValueError("stats are gathered in this process only: not with an executor")

@@ -31,7 +31,7 @@ from .grid import orient, square_count, stick_count
 from .modular import crt
 from .sweep import FEW_LOST, sweep
 
-__all__ = ["TOP_DEFICIT", "top_squares", "top_unit", "solve_top_unit", "top_rows"]
+__all__ = ["TOP_DEFICIT", "top_squares", "split_squares", "top_unit", "solve_top_unit", "top_rows"]
 
 #: Most squares lost for an S answered by the top sweep: its live entries grow ~1.4-fold
 #: per square lost (docs/matchsticks.md): 2.4·10^6 at 30 on 5×5 (7 s), fewer on larger grids.
@@ -42,6 +42,16 @@ def top_squares(h: int, w: int, wanted: list[int]) -> list[int]:
     """The S of ``wanted`` that the top sweep answers: at most ``TOP_DEFICIT`` squares lost."""
     total = square_count(h, w)
     return [q for q in wanted if total - q <= TOP_DEFICIT]
+
+
+def split_squares(h: int, w: int, wanted: list[int]) -> tuple[list[int], list[int]]:
+    """``(top, rest)``: the S of ``wanted`` for the top sweep, and those for the join.
+
+    >>> split_squares(5, 5, [0, 25, 55])
+    ([25, 55], [0])
+    """
+    top = top_squares(h, w, wanted)
+    return top, [q for q in wanted if q not in top]
 
 
 def top_unit(h: int, w: int, squares: list[int]) -> WorkUnit:
