@@ -26,7 +26,9 @@ import errno
 import os
 import sqlite3
 import stat
+import time
 import urllib.parse
+import weakref
 
 __all__ = ["CheckpointError", "CheckpointFile", "check_checkpoint_path", "SIDE_FILES"]
 
@@ -39,6 +41,26 @@ SIDE_FILES = ("-wal", "-shm", "-journal")
 _OPEN_FLAGS = (getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
                | getattr(os, "O_BINARY", 0))
 _READ_ONLY_ERRORS = (errno.EACCES, errno.EPERM, errno.EROFS)
+# A busy lock is tried again for a moment: a worker forked by this process an instant ago
+# still holds the lock until its fork hook closes the copy (_drop_inherited_locks).
+_LOCK_WAITS = (0.01, 0.04, 0.15, None)
+
+
+#: The checkpoint files open in this process, whose locks a forked child must not keep.
+_open_files: weakref.WeakSet[CheckpointFile] = weakref.WeakSet()
+
+
+def _drop_inherited_locks() -> None:
+    """In a child just forked (a ``ProcessPoolExecutor`` worker with the ``fork`` start
+    method): close the inherited lock descriptors. A ``flock`` lives as long as any process
+    holds its descriptor, so a worker that kept it would refuse the parent's next opening
+    of the same ledger, and outlive a killed parent holding it."""
+    for opened in list(_open_files):
+        opened.close()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_drop_inherited_locks)
 
 
 class CheckpointError(ValueError):
@@ -114,6 +136,7 @@ class CheckpointFile:
         self.path = path
         self.read_only = read_only
         self._fd: int | None = fd
+        _open_files.add(self)
 
     @classmethod
     def open(cls, path: object, *, create: bool = True) -> CheckpointFile:
@@ -167,11 +190,15 @@ class CheckpointFile:
             import fcntl
         except ImportError:  # pragma: no cover - Windows
             return
-        try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            raise CheckpointError(f"checkpoint {self.path} is in use by another process (only "
-                                  "one run may write a ledger at a time)") from exc
+        for wait in _LOCK_WAITS:
+            try:
+                fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except OSError as exc:
+                if wait is None:
+                    raise CheckpointError(f"checkpoint {self.path} is in use by another process "
+                                          "(only one run may write a ledger at a time)") from exc
+                time.sleep(wait)
 
     def is_empty(self) -> bool:
         """True for a file without a byte: a new ledger (or one killed while being created)."""
@@ -192,6 +219,7 @@ class CheckpointFile:
         if self._fd is not None:
             os.close(self._fd)  # closing the descriptor releases the flock
             self._fd = None
+        _open_files.discard(self)
 
 
 def _read_head(fd: int) -> bytes:  # pragma: no cover - where os.pread is missing (Windows)

@@ -257,3 +257,34 @@ def test_unreadable_ledger_is_refused(tmp_path, read_only_works):
         refused_before_work(path, "cannot be read: Permission denied")
     finally:
         path.chmod(0o644)
+
+
+def _hold_until(running, release) -> None:
+    running.set()
+    release.wait(30)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_does_not_keep_the_lock(tmp_path):
+    """A ``fork`` pool's worker must not hold the ledger's lock: the parent closes the
+    ledger between stages and opens it again, and a worker that outlives a killed parent
+    must not lock the next run out."""
+    import multiprocessing
+
+    path = os.fspath(tmp_path / "run.sqlite")
+    opened = CheckpointFile.open(path)
+    fork = multiprocessing.get_context("fork")
+    running, release = fork.Event(), fork.Event()
+    child = fork.Process(target=_hold_until, args=(running, release))
+    child.start()
+    try:
+        assert running.wait(30)
+        opened.close()
+        CheckpointFile.open(path).close()  # refused while the child held the lock
+    finally:
+        release.set()
+        child.join(10)
+    again = CheckpointFile.open(path)  # and the parent's lock still shuts a second opener out
+    with pytest.raises(CheckpointError, match="in use by another process"):
+        CheckpointFile.open(path)
+    again.close()

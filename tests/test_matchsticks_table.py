@@ -2,6 +2,7 @@
 whole-grid sweep and the seed; its work units, one checkpoint file, resume and executors."""
 
 import concurrent.futures
+import multiprocessing
 import os
 import pickle
 import sqlite3
@@ -186,3 +187,15 @@ def test_every_s_including_the_impossible_ones_without_rounds():
     assert rows == table_rows_by_sweep(m, n, everything)
     assert sum(r is None for _, r, _ in rows) >= 3
     assert stats.rounds == 0
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork")
+def test_a_fork_pool_with_a_checkpoint_runs_every_stage(tmp_path):
+    """The top sweep and the join are two stages, each opening the ledger: the fork pool's
+    workers, started in the first, must not lock the second out."""
+    path = tmp_path / "t.sqlite"
+    fork = multiprocessing.get_context("fork")
+    with concurrent.futures.ProcessPoolExecutor(2, mp_context=fork) as pool:
+        forked = gpuqueens.matchstick_table(4, 5, [0, 40], backend="cpu", checkpoint=path,
+                                            executor=pool)
+    assert forked.rows == gpuqueens.matchstick_table(4, 5, [0, 40], backend="cpu").rows
