@@ -130,10 +130,10 @@ class _ResultWidth:
     (its checksum recomputed) is refused instead of breaking the caller's sums.
     """
 
-    def __init__(self, checkpoint: str | None) -> None:
+    def __init__(self, checkpoint: str | None, width: int | None = None) -> None:
         self.checkpoint = checkpoint
-        self.width: int | None = None
-        self.first_key = ""
+        self.width = width
+        self.first_key = ""   # the unit that set the width ("" when the caller gave it)
         self.from_ledger = False
 
     def check(self, key: str, result: tuple[int, ...], *, stored: bool) -> None:
@@ -141,6 +141,13 @@ class _ResultWidth:
             self.width, self.first_key, self.from_ledger = len(result), key, stored
         elif len(result) != self.width:
             size = f"{len(result)} number{'' if len(result) == 1 else 's'}"
+            if not self.first_key:
+                if stored:
+                    raise CheckpointError(
+                        f"checkpoint {self.checkpoint} is not trusted: work unit {key!r} holds "
+                        f"{size}, but this run's units give {self.width}")
+                raise TypeError(f"work unit {key!r}: the solver returned {size}, but this "
+                                f"run's units give {self.width}")
             if stored or self.from_ledger:
                 what = "holds" if stored else "gives, solved now,"
                 raise CheckpointError(
@@ -163,6 +170,7 @@ def run_units(
     description: str = "",
     max_in_flight: int | None = None,
     recheck: int = 1,
+    result_width: int | None = None,
 ) -> dict[str, tuple[int, ...]]:
     """Solve every unit with ``solve(unit.payload)`` and return ``{unit.key: result}``.
 
@@ -193,6 +201,9 @@ def run_units(
       default of 1: one unit's time when a run resumes and one when it solves units; on
       an executor these units run beside the others, so workers do not wait for them.
       ``0`` turns it off.
+    * ``result_width``: how many numbers every unit gives, where the caller knows; a stored
+      result of another length is refused (:class:`CheckpointError`) even when the stage
+      has a single unit, which has no other to be compared with.
 
     Results are tuples of Python ints (see :func:`check_result`), as many for every unit,
     returned in unit order. If a unit fails, the results that had already arrived are
@@ -224,7 +235,7 @@ def run_units(
     ledger = Ledger.open(checkpoint, job, units, stage=stage) if checkpoint is not None else None
     try:
         results = ledger.results() if ledger is not None else {}
-        width = _ResultWidth(ledger.path if ledger is not None else None)
+        width = _ResultWidth(ledger.path if ledger is not None else None, result_width)
         for key, result in results.items():
             width.check(key, result, stored=True)
         pending = [unit for unit in units if unit.key not in results]

@@ -96,6 +96,26 @@ def test_a_checkpointed_table_resumes_with_its_top_stage(tmp_path, monkeypatch):
     assert [q for q, r, _ in whole.rows if r is None] == [25, 27, 28, 29]
 
 
+def test_a_stored_top_result_of_another_length_is_refused(tmp_path):
+    # the top stage has one unit, so no other unit's length shows an edit: the table says it
+    import sqlite3
+
+    from gpuqueens.ledger_rows import row_checksum, stage_key
+
+    path = os.fspath(tmp_path / "t.sqlite")
+    gpuqueens.matchstick_table(3, 3, [12, 13, 14], backend="cpu", checkpoint=path)
+    with sqlite3.connect(path) as db:
+        (job,) = db.execute("SELECT job FROM header").fetchone()
+        key, digest = db.execute("SELECT key, units_digest FROM units JOIN stages "
+                                 "ON stage = name WHERE stage = 'top'").fetchone()
+        text = "[1,1]"   # one S's (R, count) where three were stored
+        db.execute("UPDATE units SET result = ?, checksum = ? WHERE key = ?",
+                   (text, row_checksum(stage_key(job, "top", digest), key, text), key))
+    db.close()
+    with pytest.raises(gpuqueens.CheckpointError, match="holds 2 numbers, but this run's units give 6"):
+        gpuqueens.matchstick_table(3, 3, [12, 13, 14], backend="cpu", checkpoint=path, recheck=0)
+
+
 def test_a_long_thin_grid_is_not_refused_for_memory():
     # the estimate once took 5×5's entries with a 1×2000 grid's 194 primes: 24.5 GiB,
     # refused, where the sweep keeps a few hundred entries (0.3 GB in all, 10 s)

@@ -170,6 +170,21 @@ def test_every_stored_result_edited_alike_still_meets_the_fresh_length(tmp_path)
         run_units(units, toy_solve, job=JOB, checkpoint=path, progress=False)
 
 
+def test_a_single_stored_unit_of_another_length_than_the_caller_knows_is_refused(tmp_path):
+    path = tmp_path / "r.sqlite"
+    units = toy_units(1)  # one unit: no other to compare with, the caller says the width
+    run_units(units, toy_solve, job=JOB, checkpoint=path, progress=False, result_width=2)
+    edit_row(path, "u00", [7])
+    with pytest.raises(CheckpointError, match="'u00' holds 1 number, but this run's units give 2"):
+        run_units(units, toy_solve, job=JOB, checkpoint=path, progress=False, recheck=0,
+                  result_width=2)
+
+
+def test_a_solver_giving_another_length_than_the_caller_knows_is_an_error():
+    with pytest.raises(TypeError, match="the solver returned 2 numbers, but this run's units give 3"):
+        run_units(toy_units(1), toy_solve, job=JOB, progress=False, result_width=3)
+
+
 def test_solver_giving_results_of_different_lengths_is_an_error():
     with pytest.raises(TypeError, match="'u01': the solver returned 1 number, but unit 'u00' gave 2"):
         run_units(toy_units(2), lambda p: (1, 2) if p.start == 0 else (1,), job=JOB,

@@ -203,7 +203,8 @@ def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any]
     def run_round(caps: dict[int, int], level: int, index: int) -> dict[int, tuple[int, int]]:
         units = round_units(h, w, caps, level, index, max_entries, slack=max(rest))
         results = run_units(units, solve, job=job, stage=f"round{index}",
-                            description=f"{h}×{w} table, round {index}", **run)
+                            description=f"{h}×{w} table, round {index}",
+                            result_width=2 * len(caps), **run)
         if stats is not None:
             with _rounds.using(*_round_key(units[0].payload, backend)) as rnd:
                 stats.add_round(rnd)
@@ -219,7 +220,8 @@ def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any]
             top_solve = wrap_solver(top_solve)
         unit = top_unit(h, w, top)
         flat = run_units([unit], top_solve, job=job, stage="top",
-                         description=f"{h}×{w} table, S from {min(top)}", **run)[unit.key]
+                         description=f"{h}×{w} table, S from {min(top)}",
+                         result_width=2 * len(top), **run)[unit.key]
         found = _decode(dict.fromkeys(top), flat)
         rows.update({q: (q, *found[q]) if q in found else (q, None, 0) for q in top})
     try:
