@@ -172,8 +172,18 @@ def check_same_run(path: str, header: tuple[Any, ...], job_json: str) -> None:
         elif stored_job[name] != job[name]:
             differences.append(
                 f"{name}: the checkpoint has {stored_job[name]!r}, this run has {job[name]!r}"
+                + (_format_age(stored_job[name], job[name]) if name == "format" else "")
             )
     refuse_other_run(path, differences)
+
+
+def _format_age(stored: Any, current: Any) -> str:
+    """Words for a job format that changed between gpuqueens versions."""
+    if isinstance(stored, int) and isinstance(current, int) and stored != current:
+        return (" (the checkpoint was written by an older version of gpuqueens, which split the "
+                "work differently)" if stored < current else
+                " (the checkpoint was written by a newer version of gpuqueens)")
+    return ""
 
 
 def _short(job: dict[str, Any]) -> str:

@@ -199,3 +199,11 @@ def test_a_fork_pool_with_a_checkpoint_runs_every_stage(tmp_path):
         forked = gpuqueens.matchstick_table(4, 5, [0, 40], backend="cpu", checkpoint=path,
                                             executor=pool)
     assert forked.rows == gpuqueens.matchstick_table(4, 5, [0, 40], backend="cpu").rows
+
+
+def test_a_checkpoint_of_an_older_job_format_says_so(tmp_path, monkeypatch):
+    path = tmp_path / "t.sqlite"
+    gpuqueens.matchstick_table(2, 3, range(3), backend="cpu", checkpoint=path)
+    monkeypatch.setattr(table, "JOB_FORMAT", table.JOB_FORMAT + 1)
+    with pytest.raises(gpuqueens.CheckpointError, match="written by an older version of gpuqueens"):
+        gpuqueens.matchstick_table(2, 3, range(3), backend="cpu", checkpoint=path)
