@@ -6,8 +6,9 @@ For each S asked the table gives the fewest sticks R whose removal leaves exactl
 (the seed's "2R+S"): per S, the fewest R up to (K - S) // 2 and the count at it.
 
 Levels: the first is one above max_S (S + 2L(S)), L the unit-square lower bound of
-:mod:`.bounds`; an S not found at level K has fewest R > (K - S) // 2, and the next round
-runs at the least S + 2L(S) still open, with only the open S (so later rounds are small);
+:mod:`.bounds`, each S capped at most one above L(S); an S not found at level K has fewest
+R above its cap, and the next round runs at the least S + 2L(S) still open, with only the
+open S (so later rounds are small);
 an S not found with every stick removable is impossible. The S that lose at most 30 of
 the grid's squares, among them every S that no configuration has on the grids tried,
 come from one whole-grid sweep instead (:mod:`.top_rows`), before the rounds.
@@ -50,9 +51,10 @@ __all__ = ["table_rows", "run_levels", "merge_fewest", "round_units", "solve_rou
 #: Largest shorter side the join answers. 7×7 takes 154 s on 2 cores, 6.3 GB a process, with
 #: 3.1·10^7 live entries (2026-11-24); 8×8 would need ~10 times the memory.
 MAX_JOIN_SHORT_SIDE = 7
-#: 4: the S with few squares lost first, as a stage "top" (:mod:`.top_rows`); 3: one
-#: checkpoint file, a ledger stage per round (2: a file per round; 1: sweep units).
-JOB_FORMAT = 4
+#: 5: each S's cap at most one above its lower bound; 4: the S with few squares lost first,
+#: as a stage "top" (:mod:`.top_rows`); 3: one checkpoint file, a ledger stage per round
+#: (2: a file per round; 1: sweep units).
+JOB_FORMAT = 5
 
 Rows = list[tuple[int, int | None, int]]
 
@@ -79,9 +81,11 @@ def run_levels(h: int, w: int, wanted: list[int],
     """The rounds of the join: ``run_round(caps, level, index)`` returns ``{S: (R, count)}``
     for one round; levels rise until every S asked is found or proved impossible.
 
-    The first level is one above the largest S + 2L(S) (L the unit-square lower bound);
-    after a round, an S not found has fewest R > (K - S) // 2, and the next level is the
-    least S + 2L(S) left. L steps by one: a round costs several times the one below it
+    The first level is one above the largest S + 2L(S) (L the unit-square lower bound),
+    each S capped at R <= min((K - S) // 2, L(S) + 1) (the second bound matters only when
+    the S asked have bounds far apart, as S = 0 beside an S with few squares lost); after a
+    round, an S not found has fewest R above its cap, and the next level is the least
+    S + 2L(S) left. L steps by one: a round costs several times the one below it
     (5×5, S = 21: 0.7 s at R <= 4, 5.3 s at 5, 26 s at 6), so a round past the fewest R
     costs more than all the rounds below it. An S that no configuration has climbs to
     every stick removed, one round a step (4×4: 75 rounds, a minute); those S lose few
@@ -96,7 +100,10 @@ def run_levels(h: int, w: int, wanted: list[int],
     index = 0
     while len(done) < len(wanted):
         open_ = [q for q in wanted if q not in done]
-        caps = {q: min(sticks, (level - q) // 2) for q in open_}
+        # an S whose lower bound is far below the level is asked only one above its bound:
+        # the first level suits the S with the largest S + 2L(S), and a cap far above an
+        # S's bound costs much (5×6, S = 0 beside S = 39: R <= 20 took 5.7 s, R <= 16 0.1 s)
+        caps = {q: min(sticks, (level - q) // 2, lower[q] + 1) for q in open_}
         index += 1
         found = run_round(caps, level, index)
         for q in open_:
