@@ -27,7 +27,8 @@ LONG_RUN_SECONDS = 3600.0
 
 
 class LongRunWarning(UserWarning):
-    """A count is expected to take longer than about an hour; the message gives the estimate."""
+    """A count is expected to take longer than about an hour (the message gives the
+    estimate), or may take that long where the estimate cannot tell (the message says why)."""
 
 
 def format_duration(seconds: float) -> str:

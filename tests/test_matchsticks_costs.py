@@ -208,3 +208,37 @@ def test_a_sweep_on_the_gpu_leaves_room_for_the_device_paths_copies():
     limit = square_costs.live_entry_limit(None, 2, 3, available=GiB,
                                           copies=square_costs.sweep_copies(fake))
     assert limit == GiB // (square_costs.DEVICE_SWEEP_COPIES * 48)
+
+
+def _stop(*args, **kwargs):  # the announcement is what is tested, not the run
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("m, n, squares", [(6, 6, [26]), (5, 6, [30]), (7, 7, range(20)),
+                                           (6, 5, [0, 20, 70])])
+def test_a_join_beyond_its_modelled_s_is_announced_before_it_starts(machine, monkeypatch,
+                                                                     m, n, squares):
+    # measured on one core: 5×6 with S = 30 alone 2 minutes, 6×6 with S = 26 16 minutes,
+    # where the estimate, modelled on S = 0..14, says seconds
+    from gpuqueens.problems.matchsticks import api
+
+    monkeypatch.setattr(api, "table_rows", _stop)
+    with pytest.warns(gpuqueens.LongRunWarning, match="estimated for S <= 14 only") as caught:
+        with pytest.raises(KeyboardInterrupt):
+            gpuqueens.matchstick_table(m, n, squares, backend="cpu", workers=1)
+    assert caught[0].filename == __file__
+
+
+@pytest.mark.parametrize("m, n, squares", [(5, 5, range(56)), (4, 12, [60]), (6, 6, range(15)),
+                                           (6, 6, [61, 91]), (7, 7, [14, 139])])
+def test_a_join_within_its_model_or_on_a_small_grid_is_not_announced(machine, monkeypatch,
+                                                                     m, n, squares):
+    # 5×5 with every S takes 35 s, 4×12 with S = 60 5 s; S with at most 30 squares lost
+    # come from the top sweep, not the join
+    from gpuqueens.problems.matchsticks import api
+
+    monkeypatch.setattr(api, "table_rows", _stop)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gpuqueens.LongRunWarning)
+        with pytest.raises(KeyboardInterrupt):
+            gpuqueens.matchstick_table(m, n, squares, backend="cpu", workers=1)

@@ -207,3 +207,23 @@ def test_a_checkpoint_of_an_older_job_format_says_so(tmp_path, monkeypatch):
     monkeypatch.setattr(table, "JOB_FORMAT", table.JOB_FORMAT + 1)
     with pytest.raises(gpuqueens.CheckpointError, match="written by an older version of gpuqueens"):
         gpuqueens.matchstick_table(2, 3, range(3), backend="cpu", checkpoint=path)
+
+
+def test_an_s_far_below_the_first_level_is_capped_one_above_its_bound(monkeypatch):
+    # 4×8: the first level suits S = 39 (bound 0); S = 0 (bound 13) would get R <= 20 there
+    from gpuqueens.problems.matchsticks.bounds import unit_square_bound
+
+    first_caps = []
+    real = table.run_units
+
+    def recorded(units, solve, **options):
+        if options["stage"] == "round1":
+            first_caps.append((units[0].payload["level"], dict(units[0].payload["caps"])))
+        return real(units, solve, **options)
+
+    monkeypatch.setattr(table, "run_units", recorded)
+    both = table_rows(4, 8, [0, 39], top_sweep=False)
+    assert both == table_rows(4, 8, [0], top_sweep=False) + table_rows(4, 8, [39], top_sweep=False)
+    bound = int(unit_square_bound(4, 8, 39).before_start()[0])
+    level, caps = first_caps[0]
+    assert caps[0] == bound + 1 < level // 2 and caps[39] == (level - 39) // 2

@@ -16,13 +16,14 @@ import math
 import numbers
 import os
 import reprlib
+import warnings
 from collections.abc import Iterable, Iterator, Mapping
 import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
 from ..._checks import check_int
-from ...estimates import available_memory, check_memory
+from ...estimates import LongRunWarning, available_memory, check_memory
 from ...ledger import check_checkpoint_path
 from ...progress import check_progress
 from ...runner import check_run_options, units_to_solve
@@ -55,6 +56,12 @@ DEFAULT_SQUARES = range(15)
 #: peak), so only the joins of the centre patterns are shared out. 6×6 (seconds) stays in
 #: this process, 6×7 (about a minute) and 7×7 use every core, as far as memory holds them.
 TABLE_POOL_SECONDS = 30.0
+#: The join's time is measured and modelled for S up to this (the default table). Above it,
+#: from a shorter side of 5 and 30 unit squares on, a round can cost many times the one
+#: before it, in a way the estimate does not foresee (docs/matchsticks.md, *Estimates*);
+#: 5×5 with every S takes 35 s on 2 cores; on one core 4×12 with S = 60 5 s, 5×6 with S = 30 2 min.
+JOIN_MODELLED_SQUARES = 14
+UNFORESEEN_JOIN_CELLS = 30
 #: The worker processes of a centre join on the CPU share each round through a file
 #: (:mod:`.round_store`): one of them builds it (the estimate's memory), then each holds,
 #: beside the shared parts, its own pairing's arrays, taken as this share of the estimate
@@ -394,6 +401,26 @@ def _table_cost(h: int, w: int, wanted: list[int]) -> Cost:
                                primes=max(c.primes for c in parts))
 
 
+def _unforeseen_join(h: int, w: int, wanted: list[int]) -> list[int]:
+    """The S asked that the join answers beyond what its estimate models (none on grids
+    whose rounds stay short: a shorter side below 5, or fewer than 30 unit squares)."""
+    if h < 5 or h * w < UNFORESEEN_JOIN_CELLS:
+        return []
+    return [q for q in split_squares(h, w, wanted)[1] if q > JOIN_MODELLED_SQUARES]
+
+
+def _warn_unforeseen_join(h: int, w: int, beyond: list[int]) -> None:
+    shown = (f"S = {beyond[0]}" if len(beyond) == 1 else
+             f"S = {beyond[0]}..{beyond[-1]}" if beyond[-1] - beyond[0] + 1 == len(beyond) else
+             f"{len(beyond)} S values from {beyond[0]} to {beyond[-1]}")
+    warnings.warn(
+        f"the {h}×{w} puzzle table for {shown}: the centre join answers these, and its time is "
+        f"estimated for S <= {JOIN_MODELLED_SQUARES} only; above that each round can cost "
+        "many times the one before (on one core: 5×6 with S = 30 alone 2 minutes, 6×6 with "
+        "S = 26 alone 16 minutes). A checkpoint= keeps the finished rounds.",
+        LongRunWarning, stacklevel=3)
+
+
 def _table_backend(backend: str | None, h: int, *, workers, executor, large: bool) -> str:
     """Where a table's pairing runs: as every count (:func:`gpuqueens.backends.resolve_backend`),
     except that ``"auto"`` keeps a shorter side below :data:`MIN_GPU_TABLE_SHORT_SIDE` on the CPU."""
@@ -499,7 +526,10 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
                          f"(7×7 takes ~3 minutes on 2 cores and ~6 GB of memory a process); got {h}")
     cost = _table_cost(h, w, wanted)
     check_cost(cost)
-    large = cost.seconds >= TABLE_POOL_SECONDS
+    beyond = _unforeseen_join(h, w, wanted)
+    if beyond:
+        _warn_unforeseen_join(h, w, beyond)
+    large = cost.seconds >= TABLE_POOL_SECONDS or bool(beyond)
     backend = _table_backend(backend, h, workers=workers, executor=executor, large=large)
     with _rounds_where(cost, backend, executor) as (store, memory):
         where = dict(workers=workers, executor=executor, large=large,
