@@ -414,10 +414,10 @@ def _warn_unforeseen_join(h: int, w: int, beyond: list[int]) -> None:
              f"S = {beyond[0]}..{beyond[-1]}" if beyond[-1] - beyond[0] + 1 == len(beyond) else
              f"{len(beyond)} S values from {beyond[0]} to {beyond[-1]}")
     warnings.warn(
-        f"the {h}×{w} puzzle table for {shown}: the centre join answers these, and its time is "
-        f"estimated for S <= {JOIN_MODELLED_SQUARES} only; above that each round can cost "
+        f"the {h}×{w} puzzle table for {shown} comes from the centre join, whose time is "
+        f"estimated for S <= {JOIN_MODELLED_SQUARES} only: above that each round can cost "
         "many times the one before (on one core: 5×6 with S = 30 alone 2 minutes, 6×6 with "
-        "S = 26 alone 16 minutes). A checkpoint= keeps the finished rounds.",
+        "S = 26 alone 16 minutes). A checkpoint keeps the finished rounds.",
         LongRunWarning, stacklevel=3)
 
 
@@ -496,7 +496,8 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     :func:`gpuqueens.runner.run_units`, one per round of the join and centre stick pattern:
     with ``checkpoint`` (one file) a killed run can be resumed, and ``progress`` shows a
     bar per round. ``recheck``: with a checkpoint, how many work units to solve again and
-    compare, when resuming and at the end (see :func:`gpuqueens.nqueens`; 0 turns it off).
+    compare, when resuming and at the end (see :func:`gpuqueens.nqueens`; 0 turns it off);
+    the rows with few squares lost are one unit, so a checkpointed table sweeps them twice.
 
     ``workers``: how many processes solve the units, as for :func:`gpuqueens.nqueens`.
     ``None`` (the default): every usable core for a table expected to take half a minute
