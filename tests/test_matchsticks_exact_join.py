@@ -94,3 +94,25 @@ def test_stats_count_the_join():
     stats = JoinStats()
     assert count_exact_join(4, 4, removed=9, squares=0, stats=stats) == 16
     assert stats.rounds == 1 and stats.pairs >= stats.hits > 0 and stats.groups > 0
+
+
+def test_every_stored_result_emptied_is_refused(tmp_path):
+    # every unit edited alike (checksums recomputed): no unit shows it against another, so
+    # the count says how many residues each unit gives
+    import json
+    import sqlite3
+
+    from gpuqueens.ledger_rows import row_checksum, stage_key
+
+    path = str(tmp_path / "e.sqlite")
+    expected = count_exact_join(3, 3, removed=5, squares=3, run={"checkpoint": path})
+    assert expected == rs_histogram(3, 3)[5, 3] > 0
+    with sqlite3.connect(path) as db:
+        (job,) = db.execute("SELECT job FROM header").fetchone()
+        (digest,) = db.execute("SELECT units_digest FROM stages").fetchone()
+        for (key,) in db.execute("SELECT key FROM units").fetchall():
+            db.execute("UPDATE units SET result = '[]', checksum = ? WHERE key = ?",
+                       (row_checksum(stage_key(job, "", digest), key, "[]"), key))
+    db.close()
+    with pytest.raises(gpuqueens.CheckpointError, match="holds 0 numbers, but this run's units give"):
+        count_exact_join(3, 3, removed=5, squares=3, run={"checkpoint": path, "recheck": 0})

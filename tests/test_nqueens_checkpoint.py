@@ -174,3 +174,25 @@ def test_the_warning_points_at_the_callers_line(monkeypatch):
     with pytest.warns(gpuqueens.LongRunWarning) as caught:
         gpuqueens.nqueens(24, backend="cpu")
     assert caught[0].filename == __file__
+
+
+def _set_every_result(path, result: list[int]) -> None:
+    """Give every stored unit ``result``, with recomputed checksums (a deliberate edit)."""
+    with sqlite3.connect(path) as db:
+        (job_json,) = db.execute("SELECT job FROM header").fetchone()
+        (digest,) = db.execute("SELECT units_digest FROM stages").fetchone()
+        new = json.dumps(result, separators=(",", ":"))
+        for (key,) in db.execute("SELECT key FROM units").fetchall():
+            db.execute("UPDATE units SET result = ?, checksum = ? WHERE key = ?",
+                       (new, row_checksum(stage_key(job_json, "", digest), key, new), key))
+    db.close()
+
+
+@pytest.mark.parametrize("edited", [[], [1, 2], [1, 2, 3, 4]])
+def test_every_stored_result_of_another_length_is_refused(tmp_path, edited):
+    # every unit alike, so no unit shows the edit against another: the count says the width
+    path = tmp_path / "n8.sqlite"
+    gpuqueens.nqueens(8, backend="cpu", checkpoint=path, workers=1)
+    _set_every_result(path, edited)
+    with pytest.raises(gpuqueens.CheckpointError, match="but this run's units give 3"):
+        gpuqueens.nqueens(8, backend="cpu", checkpoint=path, workers=1, recheck=0)

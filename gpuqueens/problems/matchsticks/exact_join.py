@@ -242,13 +242,13 @@ def count_exact_join(m: int, n: int, *, removed: int, squares: int,
         solve = wrap_solver(solve)
     job = {"problem": "matchsticks-exact", "format": 1, "m": h, "n": w, "removed": removed,
            "squares": squares}
+    primes = primes_for_bound(binomial_bound(stick_count(h, w), removed), NARROW_PRIME_LIMIT)
     try:
         results = run_units(units, solve, job=job, description=f"{h}×{w}, R={removed}, S={squares}",
-                            **run)
+                            result_width=len(primes), **run)
         if stats is not None:
             with _rounds.using(h, w, removed, squares, max_entries, backend) as rnd:
                 stats.add_round(rnd)  # type: ignore[arg-type]  # the same fields as a Round's
-        primes = primes_for_bound(binomial_bound(stick_count(h, w), removed), NARROW_PRIME_LIMIT)
         residues = [sum(result[k] for result in results.values()) % p
                     for k, p in enumerate(primes)]
         return crt(residues, primes)

@@ -23,7 +23,8 @@ from ...ledger import CheckpointError, canonical_json, check_checkpoint_path, st
 from ...runner import check_run_options, run_units, units_to_solve
 from ...workers import check_workers, choose_backend, executor_for, planned_processes
 from .estimate import warn_if_long_count
-from .plan import Plan, combine, plan_for, prefix_unit_keys, solve_unit, work_units
+from .plan import (UNIT_RESULT_WIDTH, Plan, combine, plan_for, prefix_unit_keys, solve_unit,
+                   work_units)
 
 __all__ = ["NQueensResult", "count", "nqueens"]
 
@@ -191,7 +192,7 @@ def nqueens(
             results = run_units(
                 work_units(plan, used), chosen.solver(solve_unit), job=plan.job(),
                 executor=chosen.executor, checkpoint=checkpoint, progress=progress,
-                description=f"n={n} [{used}]", recheck=recheck,
+                description=f"n={n} [{used}]", recheck=recheck, result_width=UNIT_RESULT_WIDTH,
             )
             total, unique = combine(results)
         device = chosen.describe()

@@ -42,6 +42,9 @@ GPU_MIN_TAIL_ROWS = 9
 FORMAT = 3
 #: Key of the unit that counts the rotation-symmetric solutions.
 SYMMETRIC_UNIT = "sym"
+#: Every unit gives three numbers: (weight, 0, 0) for a prefix unit, (0, F180, F90) for
+#: the symmetric one.
+UNIT_RESULT_WIDTH = 3
 
 
 @dataclass(frozen=True)
