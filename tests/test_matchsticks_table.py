@@ -209,8 +209,8 @@ def test_a_checkpoint_of_an_older_job_format_says_so(tmp_path, monkeypatch):
         gpuqueens.matchstick_table(2, 3, range(3), backend="cpu", checkpoint=path)
 
 
-def test_an_s_far_below_the_first_level_is_capped_one_above_its_bound(monkeypatch):
-    # 4×8: the first level suits S = 39 (bound 0); S = 0 (bound 13) would get R <= 20 there
+def test_s_far_apart_are_asked_each_at_its_own_level(monkeypatch):
+    # 4×8: S = 39 (bound 0) once set the first level, where S = 0 (bound 13) got R <= 20
     from gpuqueens.problems.matchsticks.bounds import unit_square_bound
 
     first_caps = []
@@ -223,7 +223,7 @@ def test_an_s_far_below_the_first_level_is_capped_one_above_its_bound(monkeypatc
 
     monkeypatch.setattr(table, "run_units", recorded)
     both = table_rows(4, 8, [0, 39], top_sweep=False)
+    level, caps = first_caps[0]
     assert both == table_rows(4, 8, [0], top_sweep=False) + table_rows(4, 8, [39], top_sweep=False)
     bound = int(unit_square_bound(4, 8, 39).before_start()[0])
-    level, caps = first_caps[0]
-    assert caps[0] == bound + 1 < level // 2 and caps[39] == (level - 39) // 2
+    assert caps == {0: bound + 1} and level == 2 * bound + 2   # S = 39 waits for its level

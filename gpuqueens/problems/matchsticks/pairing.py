@@ -95,7 +95,8 @@ class Round:
 
 def prepare_round(h: int, w: int, caps: dict[int, int], level: int,
                   max_entries: int | None = None, slack: int = 0, *, xp=np) -> Round:
-    """The half sweeps of a round at level K with caps (K - S) // 2, decoded into parts
+    """The half sweeps of a round at level K with caps ``{S: largest R}`` (each at most
+    (K - S) // 2), decoded into parts
     (``slack``, ``xp``: see :func:`.halves.half_parts`)."""
     begin = time.perf_counter()
     primes_list = primes_for_bound(binomial_bound(stick_count(h, w), max(caps.values())),

@@ -6,9 +6,10 @@ For each S asked the table gives the fewest sticks R whose removal leaves exactl
 (the seed's "2R+S"): per S, the fewest R up to (K - S) // 2 and the count at it.
 
 Levels: the first is one above max_S (S + 2L(S)), L the unit-square lower bound of
-:mod:`.bounds`, each S capped at most one above L(S); an S not found at level K has fewest
+:mod:`.bounds` (at most two above the least: S far apart wait for their own level), each
+S capped at most one above L(S); an S not found at level K has fewest
 R above its cap, and the next round runs at the least S + 2L(S) still open, with only the
-open S (so later rounds are small);
+open S it can find (so later rounds are small);
 an S not found with every stick removable is impossible. The S that lose at most 30 of
 the grid's squares, among them every S that no configuration has on the grids tried,
 come from one whole-grid sweep instead (:mod:`.top_rows`), before the rounds.
@@ -79,13 +80,15 @@ def merge_fewest(into: dict[int, tuple[int, int]], more: dict[int, tuple[int, in
 def run_levels(h: int, w: int, wanted: list[int],
                run_round: Callable[[dict[int, int], int, int], dict[int, tuple[int, int]]]) -> Rows:
     """The rounds of the join: ``run_round(caps, level, index)`` returns ``{S: (R, count)}``
-    for one round; levels rise until every S asked is found or proved impossible.
+    for one round; rounds go on until every S asked is found or proved impossible.
 
-    The first level is one above the largest S + 2L(S) (L the unit-square lower bound),
-    each S capped at R <= min((K - S) // 2, L(S) + 1) (the second bound matters only when
-    the S asked have bounds far apart, as S = 0 beside an S with few squares lost); after a
-    round, an S not found has fewest R above its cap, and the next level is the least
-    S + 2L(S) left. L steps by one: a round costs several times the one below it
+    The first level is one above the largest S + 2L(S) (L the unit-square lower bound)
+    when the S asked have S + 2L(S) within one of each other, as S = 0..14 have on every
+    grid joined; else two above the least, and the S far above wait for their own level
+    (5×5, S = 1, 18 and 38 in one table: 23 s at the largest's level for all, 2.6 s so).
+    Each S is capped at R <= min((K - S) // 2, L(S) + 1), and a round asks only the S that
+    it can find. After a round, an S not found has fewest R above its cap, and the next
+    level is the least S + 2L(S) left. L steps by one: a round costs several times the one below it
     (5×5, S = 21: 0.7 s at R <= 4, 5.3 s at 5, 26 s at 6), so a round past the fewest R
     costs more than all the rounds below it. An S that no configuration has climbs to
     every stick removed, one round a step (4×4: 75 rounds, a minute); those S lose few
@@ -96,17 +99,21 @@ def run_levels(h: int, w: int, wanted: list[int],
     done: dict[int, tuple[int | None, int]] = {q: (None, 0) for q in wanted if q > top}
     start = unit_square_bound(h, w, max(wanted)).before_start()
     lower = {q: int(start[min(q, len(start) - 1)]) for q in wanted if q not in done}
-    level = max((q + 2 * lower[q] for q in lower), default=0) + 1
+    # one above the largest S + 2L(S), as long as the S asked lie within one of each other
+    # (every S = 0..14 of every grid joined does): else the S far above wait for their level
+    least = [q + 2 * lower[q] for q in lower]
+    level = min(max(least, default=0) + 1, min(least, default=0) + 2)
     index = 0
     while len(done) < len(wanted):
-        open_ = [q for q in wanted if q not in done]
         # an S whose lower bound is far below the level is asked only one above its bound:
         # the first level suits the S with the largest S + 2L(S), and a cap far above an
-        # S's bound costs much (5×6, S = 0 beside S = 39: R <= 20 took 5.7 s, R <= 16 0.1 s)
-        caps = {q: min(sticks, (level - q) // 2, lower[q] + 1) for q in open_}
+        # S's bound costs much (5×6, S = 0 beside S = 39: R <= 20 took 5.7 s, R <= 16 0.1 s);
+        # an S whose bound is above (K - S) // 2 cannot be found at this level: not asked
+        caps = {q: min(sticks, (level - q) // 2, lower[q] + 1) for q in wanted if q not in done}
+        caps = {q: c for q, c in caps.items() if c >= lower[q]}
         index += 1
         found = run_round(caps, level, index)
-        for q in open_:
+        for q in caps:
             if q in found:
                 done[q] = found[q]
             elif caps[q] >= sticks:
