@@ -99,7 +99,6 @@ def test_stats_count_the_join():
 def test_every_stored_result_emptied_is_refused(tmp_path):
     # every unit edited alike (checksums recomputed): no unit shows it against another, so
     # the count says how many residues each unit gives
-    import json
     import sqlite3
 
     from gpuqueens.ledger_rows import row_checksum, stage_key
