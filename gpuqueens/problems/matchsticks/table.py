@@ -52,7 +52,7 @@ __all__ = ["table_rows", "run_levels", "merge_fewest", "round_units", "solve_rou
 #: Largest shorter side the join answers. 7×7 takes 154 s on 2 cores, 6.3 GB a process, with
 #: 3.1·10^7 live entries (2026-11-24); 8×8 would need ~10 times the memory.
 MAX_JOIN_SHORT_SIDE = 7
-#: 5: each S's cap at most one above its lower bound; 4: the S with few squares lost first,
+#: 5: S far apart each at its own level; 4: the S with few squares lost first,
 #: as a stage "top" (:mod:`.top_rows`); 3: one checkpoint file, a ledger stage per round
 #: (2: a file per round; 1: sweep units).
 JOB_FORMAT = 5
@@ -86,8 +86,8 @@ def run_levels(h: int, w: int, wanted: list[int],
     when the S asked have S + 2L(S) within one of each other, as S = 0..14 have on every
     grid joined; else two above the least, and the S far above wait for their own level
     (5×5, S = 1, 18 and 38 in one table: 23 s at the largest's level for all, 2.6 s so).
-    Each S is capped at R <= min((K - S) // 2, L(S) + 1), and a round asks only the S that
-    it can find. After a round, an S not found has fewest R above its cap, and the next
+    Each S is capped at R <= (K - S) // 2, so at most L(S) + 1, and a round asks only the
+    S that it can find. After a round, an S not found has fewest R above its cap, and the next
     level is the least S + 2L(S) left. L steps by one: a round costs several times the one below it
     (5×5, S = 21: 0.7 s at R <= 4, 5.3 s at 5, 26 s at 6), so a round past the fewest R
     costs more than all the rounds below it. An S that no configuration has climbs to
@@ -105,11 +105,10 @@ def run_levels(h: int, w: int, wanted: list[int],
     level = min(max(least, default=0) + 1, min(least, default=0) + 2)
     index = 0
     while len(done) < len(wanted):
-        # an S whose lower bound is far below the level is asked only one above its bound:
-        # the first level suits the S with the largest S + 2L(S), and a cap far above an
-        # S's bound costs much (5×6, S = 0 beside S = 39: R <= 20 took 5.7 s, R <= 16 0.1 s);
+        # the level is at most two above any open S + 2L(S), so no cap passes L(S) + 1 (a cap
+        # far above an S's bound costs much: 5×6, S = 0 at R <= 20 5.7 s, at R <= 16 0.1 s);
         # an S whose bound is above (K - S) // 2 cannot be found at this level: not asked
-        caps = {q: min(sticks, (level - q) // 2, lower[q] + 1) for q in wanted if q not in done}
+        caps = {q: min(sticks, (level - q) // 2) for q in wanted if q not in done}
         caps = {q: c for q, c in caps.items() if c >= lower[q]}
         index += 1
         found = run_round(caps, level, index)
