@@ -34,6 +34,18 @@ def test_a_round_with_every_removal_allowed_is_the_brute_force():
         assert stats.pairs >= stats.hits > 0
 
 
+
+def test_a_round_above_s_0_decodes_only_pairs_with_enough_squares():
+    # a round whose least S is above 0 drops the pairs with fewer squares before decoding
+    # them: the same answers as brute force, from fewer hits than a round that asks S = 0
+    for h, w in [(1, 3), (2, 3), (2, 4), (3, 3)]:
+        top, sticks = square_count(h, w), stick_count(h, w)
+        high = range(top // 3, top + 1)
+        found, stats = whole_round(h, w, dict.fromkeys(high, sticks), 3 * sticks)
+        assert [(q, *found.get(q, (None, 0))) for q in high] == brute_table(h, w, high)
+        _, every = whole_round(h, w, dict.fromkeys(range(top + 1), sticks), 3 * sticks)
+        assert 0 < stats.hits < every.hits
+
 def test_a_round_at_a_level_past_4096_counts_no_incompatible_pair():
     # Incompatible centre horizontals add a penalty that must exceed the level; a fixed
     # 4096 let such pairs through once S + 2R could pass it (long grids).
