@@ -48,7 +48,7 @@ from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 from .sweep import SweepStats
 
 __all__ = ["JoinStats", "Round", "prepare_round", "join_centre", "centre_patterns", "penalty_scale",
-           "penalty_table", "staircase", "feature_rows"]
+           "penalty_table", "staircase", "reaching_blocks", "feature_rows"]
 
 
 @dataclass
@@ -232,6 +232,126 @@ def staircase(left_base, right_base, limit, triangle):
     return out
 
 
+def _crossing_counts(xbits: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """How many crossing squares each group keeps (an upper bound on its common squares)."""
+    return xbits.sum(axis=1).astype(np.int64)[X]
+
+
+def _picked(pick: slice | np.ndarray, k: np.ndarray) -> np.ndarray:
+    """The group indices at positions ``k`` of a block's rows or columns."""
+    return pick.start + k if isinstance(pick, slice) else pick[k]
+
+
+def reaching_blocks(blocks, left_base, left_s, left_p, right_base, right_s, right_p,
+                    limit: int, least: int, symmetric: bool):
+    """Blocks ``(rows, columns, twice)`` (index arrays; ``twice``: the columns whose pairs
+    with these rows weigh 2, or None) covering the pairs with base_a + base_b <= limit that
+    can have S >= ``least``; ``blocks``: the staircase of these pairs. Both sides are
+    sorted by base. None when nearly every pair of the staircase can have S >= ``least``.
+
+    A pair has S = s'_a + s'_b + popcount(X_a & X_b) <= s'_a + s'_b + min(p_a, p_b), p the
+    crossing squares a group keeps, so it needs t_b = s'_b + p_b >= least - s'_a and
+    s'_b >= least - t_a (t_a = s'_a + p_a). A block keeps the columns that pass both for
+    its largest s'_a and t_a. Two ways to cut the blocks, and the one with fewer pairs is
+    taken: the staircase's own blocks, or the rows by s' first (then by base), so that a
+    block's s'_a is one value (5×7, S = 32 at level 44: 13 times fewer pairs than the
+    staircase; 6×6, S = 14 at level 38: more, its runs of one s' being short).
+
+    A symmetric join (the right groups are the left ones) takes each pair once, as the
+    staircase's triangle: a block's columns are its own rows (the diagonal square, whose
+    pairs come in both orders: weight 1; left out when none of them passes), then those
+    after them in the block order that pass (weight 2).
+
+    >>> base, s, p = np.array([0, 1, 2]), np.array([0, 1, 2]), np.array([0, 1, 1])
+    >>> every = staircase(base, base, 9, False)
+    >>> [(r.tolist(), c.tolist()) for r, c, _ in reaching_blocks(every, base, s, p, base, s, p,
+    ...                                                          9, 3, False)]
+    [([1], [1, 2]), ([2], [1, 2])]
+    >>> triangle = staircase(base, base, 9, True)       # one block, every pair needed
+    >>> reaching_blocks(triangle, base, s, p, base, s, p, 9, 3, True) is None
+    True
+    """
+    sides = (left_base, left_s, left_s + left_p, right_base, right_s, right_s + right_p)
+    within = _staircase_reaching(blocks, *sides, least, symmetric)
+    if _pairs(within) > _WORTH_CUTTING * sum((i1 - i0) * (j1 - j0) for i0, i1, j0, j1 in blocks):
+        return None
+    return min([within, _runs_reaching(*sides, limit, least, symmetric)], key=_pairs)
+
+
+#: The share of the staircase's pairs above which a least S cuts too little to pay for
+#: its second product (6×6, S = 14 at level 38: nearly every pair can reach 14 squares).
+_WORTH_CUTTING = 0.9
+
+
+def _pairs(blocks) -> int:
+    return sum(len(rows) * len(cols) for rows, cols, _ in blocks)
+
+
+def _passing(rows, cols, left_s, left_t, right_s, right_t, least: int) -> np.ndarray:
+    """The columns ``cols`` that can reach ``least`` squares with one of ``rows``."""
+    return cols[(right_t[cols] >= least - int(left_s[rows].max()))
+                & (right_s[cols] >= least - int(left_t[rows].max()))]
+
+
+def _block(rows, cols, symmetric: bool) -> list:
+    """A block's pieces of at most _MAX_BLOCK columns (symmetric: its diagonal square
+    whole, when any of its rows passes as a column, then the columns after its rows)."""
+    twice = None
+    if symmetric:
+        inside = np.isin(cols, rows)
+        square = rows if inside.any() else rows[:0]
+        cols = np.concatenate([square, cols[~inside]])
+        twice = np.arange(len(cols)) >= len(square)
+    return [(rows, cols[c0:c0 + _MAX_BLOCK], None if twice is None else twice[c0:c0 + _MAX_BLOCK])
+            for c0 in range(0, len(cols), _MAX_BLOCK)]
+
+
+def _staircase_reaching(blocks, left_base, left_s, left_t, right_base, right_s, right_t,
+                        least: int, symmetric: bool) -> list:
+    out = []
+    for i0, i1, j0, j1 in blocks:
+        rows = np.arange(i0, i1)
+        cols = _passing(rows, np.arange(j0, j1), left_s, left_t, right_s, right_t, least)
+        if symmetric and j0 > i0:   # a further piece of a long row: no diagonal square
+            out += [(rows, cols, np.ones(len(cols), dtype=bool))] if len(cols) else []
+        else:
+            out += _block(rows, cols, symmetric)
+    return out
+
+
+def _runs_reaching(left_base, left_s, left_t, right_base, right_s, right_t, limit: int,
+                   least: int, symmetric: bool) -> list:
+    def runs(squares):   # the groups by s', then by base (the sides are sorted by base)
+        order = np.argsort(squares, kind="stable")
+        starts = np.flatnonzero(np.diff(squares[order], prepend=-1))
+        return order, list(zip(starts, [*starts[1:], len(order)]))
+
+    left_order, left_runs = runs(left_s)
+    right_order, right_runs = (left_order, left_runs) if symmetric else runs(right_s)
+    right_bases = [right_base[right_order[a:b]] for a, b in right_runs]
+    out = []
+    for first, last in left_runs:
+        k = first
+        while k < last:
+            rows = left_order[k:min(last, k + _STRATUM_ROWS)]
+            reach = limit - int(left_base[rows[0]])
+            pieces = []
+            for (a, b), bases in zip(right_runs, right_bases):
+                if symmetric and b <= k:
+                    continue                   # runs before this block's rows
+                lo = max(a, k) if symmetric else a
+                end = a + int(np.searchsorted(bases, reach, side="right"))
+                if end > lo:
+                    pieces.append(_passing(rows, right_order[lo:end], left_s, left_t, right_s,
+                                           right_t, least))
+            cols = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
+            if len(cols) * len(rows) > _MAX_BLOCK:   # fewer rows: their columns are a subset
+                rows = rows[:max(1, _MAX_BLOCK // len(cols))]
+            out += _block(rows, cols, symmetric)
+            k += len(rows)
+    return out
+
+
 def centre_patterns(h: int) -> list[int]:
     """Centre-column stick patterns, one of each top-bottom mirror pair.
 
@@ -270,35 +390,44 @@ def join_centre(rnd: Round, C: int, stats: JoinStats | None = None) -> dict[int,
         # of each side (7×7: 1-10% of the groups, whose rows took half a unit's time).
         top = max((i1 for _, i1, _, _ in blocks), default=0)
         width = max((j1 for _, _, _, j1 in blocks), default=0)
-        rows = feature_rows(gl.X[:top], gl.H[:top], gl.base[:top] + 2 * removed_c, left.xbits,
-                            rnd.left_penalty, True)
-        cols = feature_rows(gr.X[:width], gr.H[:width], gr.base[:width],
-                            left.xbits_mirrored if symmetric else right.xbits,
-                            penalty_table(h, C), False)
+        right_bits = left.xbits_mirrored if symmetric else right.xbits
         # A round whose S all lie above 0 also needs S >= the least S asked: most pairs under
         # the level have fewer squares (5×7, S = 26 at level 40: 126 of 9.8·10^7 have 26),
-        # and a second, narrower product (popcount + s'_a + s'_b) drops them before decoding.
+        # so the blocks skip the pairs that cannot reach it (:func:`reaching_blocks`), and a
+        # second, narrower product (popcount + s'_a + s'_b) drops the rest before decoding.
         least = min(caps)
-        if least > 0:
+        picked = None if least == 0 else reaching_blocks(
+            blocks, gl.base, gl.s, _crossing_counts(left.xbits, gl.X), gr.base, gr.s,
+            _crossing_counts(right_bits, gr.X), limit, least, symmetric)
+        if picked is not None and symmetric:
+            top = width    # reaching_blocks takes a symmetric join's pairs in another order
+        rows = feature_rows(gl.X[:top], gl.H[:top], gl.base[:top] + 2 * removed_c, left.xbits,
+                            rnd.left_penalty, True)
+        cols = feature_rows(gr.X[:width], gr.H[:width], gr.base[:width], right_bits,
+                            penalty_table(h, C), False)
+        square_rows = square_cols = None
+        if picked is not None:
             no_penalty = rnd.left_penalty[:, :0]
             square_rows = feature_rows(gl.X[:top], gl.H[:top], gl.s[:top], left.xbits,
                                        no_penalty, True)
-            square_cols = feature_rows(gr.X[:width], gr.H[:width], gr.s[:width],
-                                       left.xbits_mirrored if symmetric else right.xbits,
+            square_cols = feature_rows(gr.X[:width], gr.H[:width], gr.s[:width], right_bits,
                                        no_penalty, False)
-        for i0, i1, j0, j1 in blocks:
-            values = rows[i0:i1] @ cols[j0:j1].T
+        else:
+            picked = [(slice(i0, i1), slice(j0, j1),
+                       np.arange(j0, j1) >= i1 if symmetric else None)
+                      for i0, i1, j0, j1 in blocks]
+        for row_pick, col_pick, twice in picked:
+            values = rows[row_pick] @ cols[col_pick].T
             stats.pairs += values.size
             keep = values <= level
-            if least > 0:
-                keep &= square_rows[i0:i1] @ square_cols[j0:j1].T >= least
+            if square_rows is not None:
+                keep &= square_rows[row_pick] @ square_cols[col_pick].T >= least
             hit = np.flatnonzero(keep.ravel())
             if len(hit) == 0:
                 continue
             stats.hits += len(hit)
-            width = j1 - j0
-            ia = i0 + hit // width
-            ib = j0 + hit % width
+            ia = _picked(row_pick, hit // values.shape[1])
+            ib = _picked(col_pick, hit % values.shape[1])
             common = values.ravel()[hit].astype(np.int64) - gl.base[ia] - gr.base[ib] \
                 - 2 * removed_c
             S = gl.s[ia] + gr.s[ib] + common
@@ -307,7 +436,9 @@ def join_centre(rnd: Round, C: int, stats: JoinStats | None = None) -> dict[int,
             if not good.any():
                 continue
             ia, ib, S, R = ia[good], ib[good], S[good], R[good]
-            wt = weight_c * (1 + (symmetric & (ib >= i1)))
+            wt = np.full(len(ia), weight_c, dtype=np.int64)
+            if twice is not None:
+                wt[twice[hit % values.shape[1]][good]] *= 2
             bins = S * rbins + R
             hits_by_bin += np.bincount(bins, minlength=len(hits_by_bin))
             for k, p in enumerate(primes):
