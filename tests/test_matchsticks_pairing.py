@@ -47,7 +47,7 @@ def test_a_round_above_s_0_decodes_only_pairs_with_enough_squares():
         _, every = whole_round(h, w, dict.fromkeys(range(top + 1), sticks), 3 * sticks)
         assert 0 < stats.hits <= every.hits
         fewer.append(stats.hits < every.hits)
-    assert sum(fewer) >= 2
+    assert any(fewer)
 
 def test_a_round_at_a_level_past_4096_counts_no_incompatible_pair():
     # Incompatible centre horizontals add a penalty that must exceed the level; a fixed
@@ -78,39 +78,40 @@ def test_groups_from_the_parts_within_reach_are_the_groups_within_reach(h, w, le
                 every.H, every.s, every.r, every.base, every.X, every.counts))))
 
 
-@pytest.mark.parametrize("way", ["chosen", "staircase", "runs"])
 @pytest.mark.parametrize("symmetric", [False, True])
-def test_reaching_blocks_cover_each_pair_that_can_reach_the_least_s_once(symmetric, way):
-    # every pair under the limit that can reach S >= least is covered; every covered pair
-    # weighs what the triangle gives it (symmetric: 2 for a != b over both orders, 1 for a = a)
+def test_reaching_blocks_cover_each_pair_that_can_reach_the_least_s_once(symmetric):
+    # every pair under the limit that can reach S >= least within the removals is covered;
+    # every covered pair weighs what the triangle gives it (symmetric: 2 for a != b over
+    # both orders, 1 for a = a)
     import numpy as np
 
     from gpuqueens.problems.matchsticks import pairing
 
     rng = np.random.default_rng(7)
-    for _ in range(40):
+    chosen_staircase = 0
+    for _ in range(60):
         n = int(rng.integers(1, 700))
-        s = rng.integers(0, 12, n)
-        p = rng.integers(0, 8, n)
-        base = np.sort(s + 2 * rng.integers(0, 6, n))
+        s, p, r = rng.integers(0, 12, n), rng.integers(0, 8, n), rng.integers(0, 6, n)
+        base = s + 2 * r
         order = np.argsort(base, kind="stable")
-        sides = [(base, s[order], p[order])] * 2 if symmetric else \
-            [(base, s[order], p[order]), (np.sort(rng.integers(0, 25, n)),
-                                          rng.integers(0, 12, n), rng.integers(0, 8, n))]
-        (lb, ls, lp), (rb, rs, rp) = sides
-        limit, least = int(rng.integers(5, 30)), int(rng.integers(1, 20))
-        blocks = pairing.staircase(lb, rb, limit, symmetric)
-        if way == "chosen":   # None: the staircase as it is
-            picked = pairing.reaching_blocks(blocks, lb, ls, lp, rb, rs, rp, limit, least,
-                                             symmetric) or [
-                (np.arange(i0, i1), np.arange(j0, j1), np.arange(j0, j1) >= i1 if symmetric
-                 else None) for i0, i1, j0, j1 in blocks]
-        elif way == "staircase":
-            picked = pairing._staircase_reaching(blocks, lb, ls, ls + lp, rb, rs, rs + rp,
-                                                 least, symmetric)
+        left = base[order], s[order], p[order], r[order]
+        if symmetric:
+            right = left
         else:
-            picked = pairing._runs_reaching(lb, ls, ls + lp, rb, rs, rs + rp, limit, least,
-                                            symmetric)
+            s, p, r = rng.integers(0, 12, n), rng.integers(0, 8, n), rng.integers(0, 6, n)
+            order = np.argsort(s + 2 * r, kind="stable")
+            right = (s + 2 * r)[order], s[order], p[order], r[order]
+        (lb, ls, lp, lr), (rb, rs, rp, rr) = left, right
+        limit, least, most_r = (int(rng.integers(5, 30)), int(rng.integers(1, 20)),
+                                int(rng.integers(0, 11)))
+        blocks = pairing.staircase(lb, rb, limit, symmetric)
+        picked = pairing.reaching_blocks(blocks, lb, ls, lp, lr, rb, rs, rp, rr, limit, least,
+                                         most_r, symmetric)
+        if picked is None:   # the staircase as it is
+            picked = [(np.arange(i0, i1), np.arange(j0, j1),
+                       np.arange(j0, j1) >= i1 if symmetric else None)
+                      for i0, i1, j0, j1 in blocks]
+            chosen_staircase += 1
         weight = np.zeros((n, n), dtype=np.int64)
         for rows, cols, twice in picked:
             w = np.ones(len(cols), dtype=np.int64) if twice is None else 1 + twice
@@ -122,6 +123,7 @@ def test_reaching_blocks_cover_each_pair_that_can_reach_the_least_s_once(symmetr
             assert set(np.unique(off)) <= {0, 2}
         else:
             assert set(np.unique(weight)) <= {0, 1}
-        needed = (lb[:, None] + rb[None, :] <= limit) & \
-            (ls[:, None] + rs[None, :] + np.minimum(lp[:, None], rp[None, :]) >= least)
+        needed = (lb[:, None] + rb[None, :] <= limit) & (lr[:, None] + rr[None, :] <= most_r) \
+            & (ls[:, None] + rs[None, :] + np.minimum(lp[:, None], rp[None, :]) >= least)
         assert (weight[needed] > 0).all()
+    assert 0 < chosen_staircase < 60     # both the cut blocks and the staircase as it is

@@ -18,10 +18,11 @@ are integers below 2^24, exact in float32).
 A round at level K finds every configuration with S + 2R <= K (R <= (K-S)//2). The groups
 are sorted by score, so the pairs with score_a + score_b <= K form a staircase, covered by
 row strata and column prefixes; hits (value <= K) are few and decoded exactly. When the
-least S asked is above 0, a second product per block (popcount(X_a & X_b) + s'_a + s'_b,
-no penalty) gives S itself, and a hit needs S >= that least S too: under a high level most
-pairs have few squares, and decoding them cost most of such a round. Counts are residues
-modulo primes below 2^31 (:mod:`.modular`).
+least S asked is above 0, most pairs under a high level have fewer squares and more
+removals than any S asked can use: the blocks then skip the pairs that cannot reach that
+least S within the largest cap (:func:`reaching_blocks`), and a second product per block
+(popcount(X_a & X_b) + s'_a + s'_b, no penalty) gives S itself, so that a hit needs
+S >= that least S too. Counts are residues modulo primes below 2^31 (:mod:`.modular`).
 
 Symmetries: the top-bottom mirror maps C to its reverse with equal results (only C <= its
 reverse runs, weight 2 otherwise); for even w the right parts are the left parts mirrored,
@@ -242,114 +243,102 @@ def _picked(pick: slice | np.ndarray, k: np.ndarray) -> np.ndarray:
     return pick.start + k if isinstance(pick, slice) else pick[k]
 
 
-def reaching_blocks(blocks, left_base, left_s, left_p, right_base, right_s, right_p,
-                    limit: int, least: int, symmetric: bool):
+def reaching_blocks(blocks, left_base, left_s, left_p, left_r, right_base, right_s, right_p,
+                    right_r, limit: int, least: int, most_r: int, symmetric: bool):
     """Blocks ``(rows, columns, twice)`` (index arrays; ``twice``: the columns whose pairs
     with these rows weigh 2, or None) covering the pairs with base_a + base_b <= limit that
-    can have S >= ``least``; ``blocks``: the staircase of these pairs. Both sides are
-    sorted by base. None when nearly every pair of the staircase can have S >= ``least``.
+    can have S >= ``least`` with r_a + r_b <= ``most_r``; None when they would hold more
+    than a quarter of the pairs of ``blocks``, the staircase of these pairs
+    (:data:`_WORTH_CUTTING`). Both sides are sorted by base.
 
     A pair has S = s'_a + s'_b + popcount(X_a & X_b) <= s'_a + s'_b + min(p_a, p_b), p the
     crossing squares a group keeps, so it needs t_b = s'_b + p_b >= least - s'_a and
-    s'_b >= least - t_a (t_a = s'_a + p_a). A block keeps the columns that pass both for
-    its largest s'_a and t_a. Two ways to cut the blocks, and the one with fewer pairs is
-    taken: the staircase's own blocks, or the rows by s' first (then by base), so that a
-    block's s'_a is one value (5×7, S = 32 at level 44: 13 times fewer pairs than the
-    staircase; 6×6, S = 14 at level 38: more, its runs of one s' being short).
+    s'_b >= least - t_a (t_a = s'_a + p_a), and r_b <= most_r - r_a. The rows go by s'
+    first (then by base, in blocks of up to _STRATUM_ROWS), so that a block's s'_a is one
+    value, and a block keeps the columns that pass all three for its largest t_a and least
+    r_a, within the staircase of its first row. At level 44, every eighth centre pattern:
+    5×7 with S = 32 has 2.2·10^9 pairs in the staircase, 1.1·10^6 in these blocks; 6×6
+    with S = 30 4.9·10^9 and 3.8·10^6.
 
     A symmetric join (the right groups are the left ones) takes each pair once, as the
-    staircase's triangle: a block's columns are its own rows (the diagonal square, whose
-    pairs come in both orders: weight 1; left out when none of them passes), then those
-    after them in the block order that pass (weight 2).
+    staircase's triangle: both sides in the same order, a block's columns are its own rows
+    (the diagonal square, whose pairs come in both orders: weight 1; left out when none of
+    them passes), then those after them in that order that pass (weight 2).
 
     >>> base, s, p = np.array([0, 1, 2]), np.array([0, 1, 2]), np.array([0, 1, 1])
-    >>> every = staircase(base, base, 9, False)
-    >>> [(r.tolist(), c.tolist()) for r, c, _ in reaching_blocks(every, base, s, p, base, s, p,
-    ...                                                          9, 3, False)]
-    [([1], [1, 2]), ([2], [1, 2])]
-    >>> triangle = staircase(base, base, 9, True)       # one block, every pair needed
-    >>> reaching_blocks(triangle, base, s, p, base, s, p, 9, 3, True) is None
+    >>> r = np.zeros(3, dtype=int)
+    >>> every = staircase(base, base, 9, False)     # only (2, 2) can have 5 squares
+    >>> [(a.tolist(), b.tolist()) for a, b, _ in reaching_blocks(
+    ...     every, base, s, p, r, base, s, p, r, 9, 5, 9, False)]
+    [([2], [2])]
+    >>> reaching_blocks(every, base, s, p, r, base, s, p, r, 9, 3, 9, False) is None
     True
     """
-    sides = (left_base, left_s, left_s + left_p, right_base, right_s, right_s + right_p)
-    within = _staircase_reaching(blocks, *sides, least, symmetric)
-    if _pairs(within) > _WORTH_CUTTING * sum((i1 - i0) * (j1 - j0) for i0, i1, j0, j1 in blocks):
-        return None
-    return min([within, _runs_reaching(*sides, limit, least, symmetric)], key=_pairs)
+    left_order, left_runs = _runs(left_s)
+    right_order, right_runs = (left_order, left_runs) if symmetric else _runs(right_s)
+    # the right side in its run order, keyed by (run, base): one search finds where every
+    # run's staircase ends for a row
+    s_o, r_o = right_s[right_order], right_r[right_order]
+    t_o = s_o + right_p[right_order]
+    run_start = np.array([a for a, _ in right_runs], dtype=np.int64)
+    run_squares = s_o[run_start] if len(run_start) else s_o[:0]
+    span = int(right_base.max(initial=0)) + limit + 2
+    runs = np.arange(len(right_runs), dtype=np.int64) * span
+    key = np.repeat(runs, np.diff([*run_start.tolist(), len(right_order)])) \
+        + right_base[right_order]
+    left_t = left_s + left_p
+    worth = _WORTH_CUTTING * sum((i1 - i0) * (j1 - j0) for i0, i1, j0, j1 in blocks)
+    out, pairs = [], 0
+    for first, last in left_runs:
+        sigma = int(left_s[left_order[first]])
+        k = first
+        while k < last:
+            rows = left_order[k:min(last, k + _STRATUM_ROWS)]
+            reach = limit - int(left_base[rows[0]])
+            most_t, least_r = int(left_t[rows].max()), int(left_r[rows].min())
+            end = np.searchsorted(key, runs + max(reach, -1), side="right")
+            lo = np.maximum(run_start, k) if symmetric else run_start   # symmetric: after k
+            size = np.where(run_squares >= least - most_t, np.maximum(end - lo, 0), 0)
+            at = np.repeat(lo - np.cumsum(size) + size, size) + np.arange(int(size.sum()))
+            ok = (t_o[at] >= least - sigma) & (r_o[at] <= most_r - least_r)
+            at = at[ok]
+            if len(at) * len(rows) > _MAX_BLOCK:   # fewer rows: their columns are a subset
+                rows = rows[:max(1, _MAX_BLOCK // len(at))]
+            pieces = _block(rows, right_order, at, k if symmetric else None)
+            out += pieces
+            pairs += sum(len(r) * len(c) for r, c, _ in pieces)
+            if pairs > worth:     # not worth it: stop here
+                return None
+            k += len(rows)
+    return out
 
 
-#: The share of the staircase's pairs above which a least S cuts too little to pay for
-#: its second product (6×6, S = 14 at level 38: nearly every pair can reach 14 squares).
-_WORTH_CUTTING = 0.9
+#: The share of the staircase's pairs above which the cut is not worth its second product
+#: and its smaller blocks (6×6, S = 14 at level 38, every other centre pattern on one core:
+#: the cut keeps 39% of the pairs and takes 0.6 s, the staircase 0.46 s).
+_WORTH_CUTTING = 0.25
 
 
-def _pairs(blocks) -> int:
-    return sum(len(rows) * len(cols) for rows, cols, _ in blocks)
+def _runs(squares: np.ndarray) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """The groups by s', then by base (a side is sorted by base), and the runs of one s'."""
+    order = np.argsort(squares, kind="stable")
+    starts = np.flatnonzero(np.diff(squares[order], prepend=-1))
+    return order, list(zip(starts.tolist(), [*starts[1:].tolist(), len(order)]))
 
 
-def _passing(rows, cols, left_s, left_t, right_s, right_t, least: int) -> np.ndarray:
-    """The columns ``cols`` that can reach ``least`` squares with one of ``rows``."""
-    return cols[(right_t[cols] >= least - int(left_s[rows].max()))
-                & (right_s[cols] >= least - int(left_t[rows].max()))]
-
-
-def _block(rows, cols, symmetric: bool) -> list:
-    """A block's pieces of at most _MAX_BLOCK columns (symmetric: its diagonal square
-    whole, when any of its rows passes as a column, then the columns after its rows)."""
-    twice = None
-    if symmetric:
-        inside = np.isin(cols, rows)
+def _block(rows, order, at, first: int | None) -> list:
+    """A block's pieces of at most _MAX_BLOCK columns, the columns ``order[at]``.
+    ``first``: a symmetric join's position of the block's first row in ``order`` (its rows
+    are the positions after it): its diagonal square whole, when any of its rows passes as a
+    column, then the columns after its rows."""
+    cols, twice = order[at], None
+    if first is not None:
+        inside = at < first + len(rows)
         square = rows if inside.any() else rows[:0]
         cols = np.concatenate([square, cols[~inside]])
         twice = np.arange(len(cols)) >= len(square)
     return [(rows, cols[c0:c0 + _MAX_BLOCK], None if twice is None else twice[c0:c0 + _MAX_BLOCK])
             for c0 in range(0, len(cols), _MAX_BLOCK)]
-
-
-def _staircase_reaching(blocks, left_base, left_s, left_t, right_base, right_s, right_t,
-                        least: int, symmetric: bool) -> list:
-    out = []
-    for i0, i1, j0, j1 in blocks:
-        rows = np.arange(i0, i1)
-        cols = _passing(rows, np.arange(j0, j1), left_s, left_t, right_s, right_t, least)
-        if symmetric and j0 > i0:   # a further piece of a long row: no diagonal square
-            out += [(rows, cols, np.ones(len(cols), dtype=bool))] if len(cols) else []
-        else:
-            out += _block(rows, cols, symmetric)
-    return out
-
-
-def _runs_reaching(left_base, left_s, left_t, right_base, right_s, right_t, limit: int,
-                   least: int, symmetric: bool) -> list:
-    def runs(squares):   # the groups by s', then by base (the sides are sorted by base)
-        order = np.argsort(squares, kind="stable")
-        starts = np.flatnonzero(np.diff(squares[order], prepend=-1))
-        return order, list(zip(starts, [*starts[1:], len(order)]))
-
-    left_order, left_runs = runs(left_s)
-    right_order, right_runs = (left_order, left_runs) if symmetric else runs(right_s)
-    right_bases = [right_base[right_order[a:b]] for a, b in right_runs]
-    out = []
-    for first, last in left_runs:
-        k = first
-        while k < last:
-            rows = left_order[k:min(last, k + _STRATUM_ROWS)]
-            reach = limit - int(left_base[rows[0]])
-            pieces = []
-            for (a, b), bases in zip(right_runs, right_bases):
-                if symmetric and b <= k:
-                    continue                   # runs before this block's rows
-                lo = max(a, k) if symmetric else a
-                end = a + int(np.searchsorted(bases, reach, side="right"))
-                if end > lo:
-                    pieces.append(_passing(rows, right_order[lo:end], left_s, left_t, right_s,
-                                           right_t, least))
-            cols = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
-            if len(cols) * len(rows) > _MAX_BLOCK:   # fewer rows: their columns are a subset
-                rows = rows[:max(1, _MAX_BLOCK // len(cols))]
-            out += _block(rows, cols, symmetric)
-            k += len(rows)
-    return out
 
 
 def centre_patterns(h: int) -> list[int]:
@@ -393,34 +382,41 @@ def join_centre(rnd: Round, C: int, stats: JoinStats | None = None) -> dict[int,
         right_bits = left.xbits_mirrored if symmetric else right.xbits
         # A round whose S all lie above 0 also needs S >= the least S asked: most pairs under
         # the level have fewer squares (5×7, S = 26 at level 40: 126 of 9.8·10^7 have 26),
-        # so the blocks skip the pairs that cannot reach it (:func:`reaching_blocks`), and a
-        # second, narrower product (popcount + s'_a + s'_b) drops the rest before decoding.
+        # so the blocks skip the pairs that cannot reach it within the largest cap
+        # (:func:`reaching_blocks`), and a second, narrower product (popcount + s'_a + s'_b)
+        # drops the rest before decoding.
         least = min(caps)
         picked = None if least == 0 else reaching_blocks(
-            blocks, gl.base, gl.s, _crossing_counts(left.xbits, gl.X), gr.base, gr.s,
-            _crossing_counts(right_bits, gr.X), limit, least, symmetric)
-        if picked is not None and symmetric:
-            top = width    # reaching_blocks takes a symmetric join's pairs in another order
-        rows = feature_rows(gl.X[:top], gl.H[:top], gl.base[:top] + 2 * removed_c, left.xbits,
-                            rnd.left_penalty, True)
-        cols = feature_rows(gr.X[:width], gr.H[:width], gr.base[:width], right_bits,
-                            penalty_table(h, C), False)
-        square_rows = square_cols = None
-        if picked is not None:
-            no_penalty = rnd.left_penalty[:, :0]
-            square_rows = feature_rows(gl.X[:top], gl.H[:top], gl.s[:top], left.xbits,
-                                       no_penalty, True)
-            square_cols = feature_rows(gr.X[:width], gr.H[:width], gr.s[:width], right_bits,
-                                       no_penalty, False)
+            blocks, gl.base, gl.s, _crossing_counts(left.xbits, gl.X), gl.r, gr.base, gr.s,
+            _crossing_counts(right_bits, gr.X), gr.r, limit, least, rbins - 1 - removed_c,
+            symmetric)
+        cut = picked is not None
+        row_ids, col_ids = slice(0, top), slice(0, width)   # the groups given feature rows
+        if cut:    # only those that the blocks use
+            none = np.zeros(0, dtype=np.int64)
+            row_ids = np.unique(np.concatenate([r for r, _, _ in picked] or [none]))
+            col_ids = np.unique(np.concatenate([c for _, c, _ in picked] or [none]))
+            picked = [(np.searchsorted(row_ids, r), np.searchsorted(col_ids, c), twice)
+                      for r, c, twice in picked]
         else:
             picked = [(slice(i0, i1), slice(j0, j1),
                        np.arange(j0, j1) >= i1 if symmetric else None)
                       for i0, i1, j0, j1 in blocks]
+        rows = feature_rows(gl.X[row_ids], gl.H[row_ids], gl.base[row_ids] + 2 * removed_c,
+                            left.xbits, rnd.left_penalty, True)
+        cols = feature_rows(gr.X[col_ids], gr.H[col_ids], gr.base[col_ids], right_bits,
+                            penalty_table(h, C), False)
+        if cut:
+            no_penalty = rnd.left_penalty[:, :0]
+            square_rows = feature_rows(gl.X[row_ids], gl.H[row_ids], gl.s[row_ids], left.xbits,
+                                       no_penalty, True)
+            square_cols = feature_rows(gr.X[col_ids], gr.H[col_ids], gr.s[col_ids], right_bits,
+                                       no_penalty, False)
         for row_pick, col_pick, twice in picked:
             values = rows[row_pick] @ cols[col_pick].T
             stats.pairs += values.size
             keep = values <= level
-            if square_rows is not None:
+            if cut:
                 keep &= square_rows[row_pick] @ square_cols[col_pick].T >= least
             hit = np.flatnonzero(keep.ravel())
             if len(hit) == 0:
@@ -428,6 +424,8 @@ def join_centre(rnd: Round, C: int, stats: JoinStats | None = None) -> dict[int,
             stats.hits += len(hit)
             ia = _picked(row_pick, hit // values.shape[1])
             ib = _picked(col_pick, hit % values.shape[1])
+            if cut:
+                ia, ib = row_ids[ia], col_ids[ib]
             common = values.ravel()[hit].astype(np.int64) - gl.base[ia] - gr.base[ib] \
                 - 2 * removed_c
             S = gl.s[ia] + gr.s[ib] + common
