@@ -218,8 +218,8 @@ def _stop(*args, **kwargs):  # the announcement is what is tested, not the run
                                            (6, 5, [0, 20, 70])])
 def test_a_join_beyond_its_modelled_s_is_announced_before_it_starts(machine, monkeypatch,
                                                                      m, n, squares):
-    # measured on one core: 5×6 with S = 30 alone 2 minutes, 6×6 with S = 26 16 minutes,
-    # where the estimate, modelled on S = 0..14, says seconds
+    # measured on one core: 6×6 with S = 26 alone 18 s (14 minutes before the join cut on
+    # the least S), where the estimate, modelled on S = 0..14, cannot tell
     from gpuqueens.problems.matchsticks import api
 
     monkeypatch.setattr(api, "table_rows", _stop)
@@ -233,7 +233,7 @@ def test_a_join_beyond_its_modelled_s_is_announced_before_it_starts(machine, mon
                                            (6, 6, [61, 91]), (7, 7, [14, 139])])
 def test_a_join_within_its_model_or_on_a_small_grid_is_not_announced(machine, monkeypatch,
                                                                      m, n, squares):
-    # 5×5 with every S takes 35 s, 4×12 with S = 60 5 s; S with at most 30 squares lost
+    # 5×5 with every S takes 11 s, 4×12 with S = 60 1 s; S with at most 30 squares lost
     # come from the top sweep, not the join
     from gpuqueens.problems.matchsticks import api
 

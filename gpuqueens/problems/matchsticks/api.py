@@ -59,7 +59,8 @@ TABLE_POOL_SECONDS = 30.0
 #: The join's time is measured and modelled for S up to this (the default table). Above it,
 #: from a shorter side of 5 and 30 unit squares on, a round can cost many times the one
 #: before it, in a way the estimate does not foresee (docs/matchsticks.md, *Estimates*);
-#: 5×5 with every S takes 35 s on 2 cores; on one core 4×12 with S = 60 5 s, 5×6 with S = 30 2 min.
+#: 5×5 with every S takes 11 s on 2 cores; on one core 4×12 with S = 60 1 s, 6×6 with S = 26 18 s
+#: (before the join cut on the least S asked, 14 minutes).
 JOIN_MODELLED_SQUARES = 14
 UNFORESEEN_JOIN_CELLS = 30
 #: The worker processes of a centre join on the CPU share each round through a file
@@ -416,8 +417,8 @@ def _warn_unforeseen_join(h: int, w: int, beyond: list[int]) -> None:
     warnings.warn(
         f"the {h}×{w} puzzle table for {shown} comes from the centre join, whose time is "
         f"estimated for S <= {JOIN_MODELLED_SQUARES} only: above that each round can cost "
-        "many times the one before (on one core: 5×6 with S = 30 alone 2 minutes, 6×6 with "
-        "S = 26 alone 16 minutes). A checkpoint keeps the finished rounds.",
+        "many times the one before (on one core, 6×6: S = 14 alone 2 s, S = 26 alone 18 s; "
+        "wider grids are not measured). A checkpoint keeps the finished rounds.",
         LongRunWarning, stacklevel=3)
 
 
