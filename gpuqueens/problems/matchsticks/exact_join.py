@@ -41,8 +41,8 @@ from .grid import centre_removed, centre_weight, orient, square_count, stick_cou
 from .halves import Parts, exact_half_parts
 from .keys import U64, merge_equal_keys
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
-from .pairing import (JoinStats, centre_patterns, feature_rows, penalty_scale, penalty_table,
-                      staircase)
+from .pair_blocks import staircase
+from .pairing import JoinStats, centre_patterns, feature_rows, penalty_scale, penalty_table
 from .round_cache import RoundCache, forget_join_leftovers
 from .sweep import SweepStats
 
