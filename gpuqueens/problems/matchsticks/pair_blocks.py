@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .keys import run_starts
+
 __all__ = ["staircase", "reaching_blocks"]
 
 
@@ -84,22 +86,21 @@ def reaching_blocks(blocks, left_base, left_s, left_p, left_r, right_base, right
     >>> reaching_blocks(every, base, s, p, r, base, s, p, r, 9, 3, 9, False) is None
     True
     """
-    left_order, left_runs = _runs(left_s)
-    right_order, right_runs = (left_order, left_runs) if symmetric else _runs(right_s)
+    left_runs = _runs(left_s)
+    left_order, left_starts, _ = left_runs
+    right_order, run_start, run_of = left_runs if symmetric else _runs(right_s)
     # the right side in its run order, keyed by (run, base): one search finds where every
     # run's staircase ends for a row
     s_o, r_o = right_s[right_order], right_r[right_order]
     t_o = s_o + right_p[right_order]
-    run_start = np.array([a for a, _ in right_runs], dtype=np.int64)
-    run_squares = s_o[run_start] if len(run_start) else s_o[:0]
+    run_squares = s_o[run_start]
     span = int(right_base.max(initial=0)) + limit + 2
-    runs = np.arange(len(right_runs), dtype=np.int64) * span
-    key = np.repeat(runs, np.diff([*run_start.tolist(), len(right_order)])) \
-        + right_base[right_order]
+    runs = np.arange(len(run_start), dtype=np.int64) * span
+    key = run_of * span + right_base[right_order]
     left_t = left_s + left_p
     worth = _WORTH_CUTTING * sum((i1 - i0) * (j1 - j0) for i0, i1, j0, j1 in blocks)
     out, pairs = [], 0
-    for first, last in left_runs:
+    for first, last in zip(left_starts.tolist(), [*left_starts[1:].tolist(), len(left_order)]):
         sigma = int(left_s[left_order[first]])
         k = first
         while k < last:
@@ -129,11 +130,11 @@ def reaching_blocks(blocks, left_base, left_s, left_p, left_r, right_base, right
 _WORTH_CUTTING = 0.25
 
 
-def _runs(squares: np.ndarray) -> tuple[np.ndarray, list[tuple[int, int]]]:
-    """The groups by s', then by base (a side is sorted by base), and the runs of one s'."""
+def _runs(squares: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The groups by s', then by base (a side is sorted by base): the order, where each
+    run of one s' starts in it, and each group's run (:func:`.keys.run_starts`)."""
     order = np.argsort(squares, kind="stable")
-    starts = np.flatnonzero(np.diff(squares[order], prepend=-1))
-    return order, list(zip(starts.tolist(), [*starts[1:].tolist(), len(order)]))
+    return (order, *run_starts(np, squares[order]))
 
 
 def _block(rows, order, at, first: int | None) -> list:
