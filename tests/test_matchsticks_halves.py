@@ -23,6 +23,14 @@ def test_a_grid_with_more_crossing_squares_than_bits_is_refused():
         half_parts(8, 9, {0: 0}, primes)
 
 
+@pytest.mark.parametrize("h, w", [(3, 1), (4, 2), (0, 3)])
+def test_the_longer_side_first_is_refused_with_a_clear_error(h, w):
+    # it used to fail deep in the sweep with "negative shift count"
+    primes = np.array([2147483647], dtype=np.uint64)
+    with pytest.raises(ValueError, match="shorter side first"):
+        half_parts(h, w, {0: 4}, primes)
+
+
 def test_even_widths_share_one_side_odd_widths_do_not():
     primes = np.array([2147483647], dtype=np.uint64)
     caps = {q: 30 for q in range(6)}

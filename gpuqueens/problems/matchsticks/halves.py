@@ -225,6 +225,8 @@ def exact_half_parts(h: int, w: int, removed: int, squares: int, primes: np.ndar
 
 
 def _halves(h, w, max_squares, caps, exact_removed, primes, max_entries, slack, stats, xp):
+    if not 1 <= h <= w:   # the join cuts the longer side (the public calls orient the grid)
+        raise ValueError(f"the half sweeps take the shorter side first (h <= w), not {h}×{w}")
     if len(crossing_squares(h, w)) > MAX_CROSSING_SQUARES:
         raise ValueError(f"{h}×{w}: {len(crossing_squares(h, w))} squares cross the centre "
                          f"line, more than the {MAX_CROSSING_SQUARES} bits a part keeps")
