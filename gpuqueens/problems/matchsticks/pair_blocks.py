@@ -3,11 +3,8 @@ the *staircase* of the pairs whose scores fit under the round's level, and, for 
 whose least S asked is above 0, the blocks of it that can reach that least S
 (:func:`reaching_blocks`).
 
-The groups of each side are sorted by their score s' + 2r, so the pairs with
-score_a + score_b <= limit form a staircase, covered by row strata and column prefixes.
-For a symmetric join (even w: the right groups are the left ones mirrored) only one
-triangle runs: a block's columns start at its first row, the pairs inside its diagonal
-square come in both orders (weight 1), the others once (weight 2).
+The groups of each side are sorted by their score s' + 2r, so the pairs under the level
+form a staircase (:func:`staircase`; a symmetric join, even w, runs one triangle of it).
 
 >>> import numpy as np
 >>> staircase(np.array([0, 1, 5]), np.array([0, 2, 9]), 3, False)
