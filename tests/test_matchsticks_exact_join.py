@@ -33,6 +33,18 @@ def test_a_sample_of_3x3_and_2x4_is_the_brute_force():
             assert count_exact_join(m, n, removed=int(r), squares=int(s)) == table[r, s], (r, s)
 
 
+@pytest.mark.parametrize("chunk", [1, 7])
+def test_products_in_small_chunks_are_the_brute_force(monkeypatch, chunk):
+    from gpuqueens.problems.matchsticks import pair_blocks
+
+    monkeypatch.setattr(pair_blocks, "CHUNK_PAIRS", chunk)
+    rng = np.random.default_rng(4)
+    for m, n in [(2, 3), (3, 3), (2, 4)]:
+        table = rs_histogram(m, n)
+        for r, s in zip(rng.integers(0, table.shape[0], 12), rng.integers(0, table.shape[1], 12)):
+            assert count_exact_join(m, n, removed=int(r), squares=int(s)) == table[r, s], (r, s)
+
+
 @pytest.mark.parametrize("m,n,removed,squares", [(3, 5, 12, 2), (4, 5, 14, 3), (4, 6, 15, 3),
                                                  (3, 7, 16, 4), (5, 4, 20, 1)])
 def test_mid_range_counts_equal_the_whole_grid_sweep(m, n, removed, squares):

@@ -75,3 +75,29 @@ def test_reaching_blocks_cover_each_pair_that_can_reach_the_least_s_once(symmetr
             & (ls[:, None] + rs[None, :] + np.minimum(lp[:, None], rp[None, :]) >= least)
         assert (weight[needed] > 0).all()
     assert 0 < chosen_staircase < 60     # both the cut blocks and the staircase as it is
+
+
+def test_chunks_cover_each_pair_of_a_block_once_with_its_weight(monkeypatch):
+    from gpuqueens.problems.matchsticks import pair_blocks
+
+    rng = np.random.default_rng(5)
+    for chunk in (1, 3, 8, 50):
+        monkeypatch.setattr(pair_blocks, "CHUNK_PAIRS", chunk)
+        for _ in range(20):
+            rows = slice(3, 3 + int(rng.integers(1, 12)))
+            cols = np.sort(rng.choice(40, size=int(rng.integers(1, 15)), replace=False))
+            twice = rng.random(len(cols)) < 0.5
+            for block in [(rows, cols, twice), (np.arange(rows.start, rows.stop), slice(0, 9),
+                                                None)]:
+                r, c, t = block
+                expected = sorted((a, b, None if t is None else bool(t[k]))
+                                  for a in np.arange(40)[r] for k, b in enumerate(np.arange(40)[c]))
+                pieces = list(pair_blocks.chunks([block]))
+                assert all(pair_blocks._length(pr) * pair_blocks._length(pc) <= chunk
+                           for pr, pc, _ in pieces)
+                got = sorted((a, b, None if pt is None else bool(pt[k]))
+                             for pr, pc, pt in pieces
+                             for a in np.arange(40)[pr] for k, b in enumerate(np.arange(40)[pc]))
+                assert got == expected
+    assert list(pair_blocks.chunks([(slice(2, 2), slice(0, 5), None),
+                                    (np.arange(3), np.arange(0), None)])) == []

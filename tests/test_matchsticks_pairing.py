@@ -76,3 +76,18 @@ def test_groups_from_the_parts_within_reach_are_the_groups_within_reach(h, w, le
                                        map(tuple, g.counts.tolist())))
             assert key(kept) == key(pairing._Groups(*(a[within] for a in (
                 every.H, every.s, every.r, every.base, every.X, every.counts))))
+
+
+@pytest.mark.parametrize("chunk", [1, 5, 64])
+def test_products_in_small_chunks_give_the_same_rounds(monkeypatch, chunk):
+    # chunks of a pair, of a few pairs (rows and columns cut) and of a few rows each: the
+    # same answers as brute force, with and without the cut of a round above S = 0
+    from gpuqueens.problems.matchsticks import pair_blocks
+
+    monkeypatch.setattr(pair_blocks, "CHUNK_PAIRS", chunk)
+    for h, w in [(2, 3), (2, 4), (3, 3)]:
+        top, sticks = square_count(h, w), stick_count(h, w)
+        for asked in (range(top + 1), range(top // 3, top + 1)):
+            found, stats = whole_round(h, w, dict.fromkeys(asked, sticks), 3 * sticks)
+            assert [(q, *found.get(q, (None, 0))) for q in asked] == brute_table(h, w, asked)
+

@@ -41,8 +41,9 @@ from .grid import centre_removed, centre_weight, orient, square_count, stick_cou
 from .halves import Parts, exact_half_parts
 from .keys import U64, merge_equal_keys
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
-from .pair_blocks import staircase
-from .pairing import JoinStats, centre_patterns, feature_rows, penalty_scale, penalty_table
+from .pair_blocks import CHUNK_PAIRS, chunks, staircase
+from .pairing import (JoinStats, centre_patterns, feature_rows, penalty_scale, penalty_table,
+                      product)
 from .round_cache import RoundCache, forget_join_leftovers
 from .sweep import SweepStats
 
@@ -158,6 +159,8 @@ def join_exact_centre(rnd: ExactRound, C: int, stats: JoinStats | None = None) -
         stats.groups += len(gl.H)
         xright = rnd.left.xbits_mirrored if rnd.symmetric else rnd.right.xbits
         right_penalty = penalty_table(h, C)
+        values_buffer = np.empty(CHUNK_PAIRS, dtype=np.float32)
+        hit_buffer = np.empty(CHUNK_PAIRS, dtype=bool)
         for a0, a1, b0, b1, weight in bucket_pairs(gl, gr, rest, rnd.symmetric):
             blocks = staircase(gl.s[a0:a1], gr.s[b0:b1], S, False)
             # rows only for the groups the staircase reaches (a prefix of each run)
@@ -165,15 +168,17 @@ def join_exact_centre(rnd: ExactRound, C: int, stats: JoinStats | None = None) -
             width = max((j1 for _, _, _, j1 in blocks), default=0)
             rows = _rows(gl, a0, a0 + top, rnd.left.xbits, rnd.left_penalty, True)
             cols = _rows(gr, b0, b0 + width, xright, right_penalty, False)
-            for i0, i1, j0, j1 in blocks:
-                values = rows[i0:i1] @ cols[j0:j1].T
+            for row_pick, col_pick, _ in chunks((slice(i0, i1), slice(j0, j1), None)
+                                                for i0, i1, j0, j1 in blocks):
+                values = product(rows[row_pick], cols[col_pick], values_buffer)
                 stats.pairs += values.size
-                hit = np.flatnonzero(values.ravel() == S)
+                hit = np.flatnonzero(np.equal(values.ravel(), S, out=hit_buffer[:values.size]))
                 if len(hit) == 0:
                     continue
                 stats.hits += len(hit)
-                ia = a0 + i0 + hit // (j1 - j0)
-                ib = b0 + j0 + hit % (j1 - j0)
+                ka = hit // values.shape[1]
+                ia = a0 + row_pick.start + ka
+                ib = b0 + col_pick.start + hit - ka * values.shape[1]
                 for k, p in enumerate(primes):
                     # residues < 2^31: products < 2^62, their remainders add up without
                     # wrapping for fewer than 2^33 hits

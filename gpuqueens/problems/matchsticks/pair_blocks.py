@@ -17,7 +17,7 @@ import numpy as np
 
 from .keys import run_starts
 
-__all__ = ["staircase", "reaching_blocks"]
+__all__ = ["staircase", "reaching_blocks", "chunks", "CHUNK_PAIRS"]
 
 
 #: Row strata of a staircase hold at least this many rows (fewer, larger products) ...
@@ -147,3 +147,33 @@ def _block(rows, order, at, first: int | None) -> list:
         twice = np.arange(len(cols)) >= len(square)
     return [(rows, cols[c0:c0 + _MAX_BLOCK], None if twice is None else twice[c0:c0 + _MAX_BLOCK])
             for c0 in range(0, len(cols), _MAX_BLOCK)]
+
+
+#: The products go in chunks of at most this many pairs, into buffers reused for every chunk:
+#: 1 MiB of float32 values stays in a core's cache for the comparison that follows (one
+#: core, 256 rows against 65536 columns: 1.8 ns a pair in chunks, 2.8 ns as one product).
+CHUNK_PAIRS = 1 << 18
+
+
+def _cut(pick: slice | np.ndarray, a: int, b: int) -> slice | np.ndarray:
+    """Positions a..b-1 of a block's rows or columns (a slice or an index array)."""
+    return slice(pick.start + a, pick.start + b) if isinstance(pick, slice) else pick[a:b]
+
+
+def _length(pick: slice | np.ndarray) -> int:
+    return pick.stop - pick.start if isinstance(pick, slice) else len(pick)
+
+
+def chunks(blocks):
+    """The blocks ``(rows, columns, twice)`` cut into pieces of at most CHUNK_PAIRS pairs
+    (``twice``, one flag per column or None, cut with the columns)."""
+    for rows, cols, twice in blocks:
+        if _length(rows) == 0 or _length(cols) == 0:
+            continue
+        height = min(_length(rows), CHUNK_PAIRS)
+        width = max(1, CHUNK_PAIRS // max(1, height))
+        for a in range(0, _length(rows), height):
+            for b in range(0, _length(cols), width):
+                c = min(_length(cols), b + width)
+                yield (_cut(rows, a, min(_length(rows), a + height)), _cut(cols, b, c),
+                       None if twice is None else twice[b:c])
