@@ -2,7 +2,7 @@
 
 :class:`WorkerSolve` wraps a problem's unit solver for other processes (gpuqueens' own
 pool, a process pool, Dask): once per process it raises glibc's malloc thresholds
-(:func:`tune_malloc`) and, on the GPU, checks that CUDA can work in the process (not forked
+(:func:`tune_malloc`), lets BLAS use one thread (:func:`one_blas_thread`) and, on the GPU, checks that CUDA can work in the process (not forked
 from a process with CUDA initialised; a usable device), so that a worker fails with a
 message rather than a CUDA error from deep inside. Work whose arrays are hundreds of MiB
 raises the thresholds further in worker processes (:func:`keep_large_blocks`).
@@ -20,7 +20,7 @@ from .backends import resolve_backend
 from .fork_safety import raise_if_forked_after_cuda
 from .glibc import glibc_function
 
-__all__ = ["WorkerSolve", "prepare_process", "tune_malloc", "keep_large_blocks"]
+__all__ = ["WorkerSolve", "prepare_process", "tune_malloc", "keep_large_blocks", "one_blas_thread"]
 
 
 #: glibc mallopt parameters and the values set in worker processes: glibc's own dynamic
@@ -78,12 +78,27 @@ def keep_large_blocks() -> bool:
                                         and mallopt(M_TRIM_THRESHOLD, LARGE_TRIM_THRESHOLD_BYTES))
 
 
+def one_blas_thread() -> None:
+    """Let BLAS (NumPy's matrix products) use one thread in this process, as one of a set of
+    worker processes that already uses the cores (Dask's nanny does the same through the
+    environment).
+
+    The matchstick join multiplies in chunks of 2^18 pairs (:mod:`.problems.matchsticks.pair_blocks`);
+    with two such workers each running BLAS on two threads, the 6×7 table took 38 s and 68 s
+    of CPU on 2 cores, against 19 s before the chunks (measured 2026-11-24).
+    """
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
+
+
 _prepared: set[tuple[int, str]] = set()  # (pid, backend): inherited by forks, so keyed by pid
 _malloc_done: tuple[int, bool] | None = None  # (pid, whether tune_malloc succeeded there)
 
 
 def prepare_process(backend: str, *, worker: bool) -> None:
-    """Once per process and backend, before its first unit: tune malloc in a worker process;
+    """Once per process and backend, before its first unit: tune malloc and let BLAS use one
+    thread in a worker process;
     on the GPU, check that CUDA can work here (raises ``CUDAForkError`` or
     ``BackendUnavailableError`` with a message, never a CUDA error from deep inside)."""
     global _malloc_done
@@ -92,6 +107,7 @@ def prepare_process(backend: str, *, worker: bool) -> None:
         return
     if worker and (_malloc_done is None or _malloc_done[0] != os.getpid()):
         _malloc_done = (os.getpid(), tune_malloc())
+        one_blas_thread()
     if backend == "gpu":
         raise_if_forked_after_cuda()
         resolve_backend("gpu")  # the probe, in this process, where the GPU work runs

@@ -294,6 +294,20 @@ def test_worker_processes_tune_malloc_and_this_one_is_left_alone(tmp_path):
     assert solve((str(tmp_path / "here"), 1)) == (0, os.getpid())  # the coordinating process
 
 
+def test_worker_processes_let_blas_use_one_thread_and_this_one_is_left_alone():
+    # a worker is one of about one process per core: BLAS threads on top of it only compete
+    # (the matchstick join's chunked products: 6×7 table twice as slow on 2 cores)
+    from threadpoolctl import threadpool_limits
+
+    solve = workers.WorkerSolve(worker_tasks.blas_threads_here, "cpu", os.getpid())
+    with threadpool_limits(limits=2, user_api="blas"):   # this process: as it was
+        with workers.WorkerPool(1) as pool:
+            threads, pid = pool.submit(solve, None).result(timeout=300)
+        assert (threads, pid != os.getpid()) == (1, True)
+        here, _ = solve(None)
+        assert here == worker_tasks.blas_threads_here(None)[0]
+
+
 @pytest.mark.skipif(not hasattr(os, "confstr") or "glibc" not in (os.confstr("CS_GNU_LIBC_VERSION") or "")
                     or not os.path.exists("/proc/self/maps"), reason="glibc on Linux only")
 def test_keep_large_blocks_puts_large_arrays_in_a_workers_heap_only():

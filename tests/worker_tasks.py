@@ -105,3 +105,13 @@ def environment_variable(name: str) -> str | None:
     """This process's value of ``name`` (``os.environ.get`` itself would be pickled together
     with the caller's ``os.environ``)."""
     return os.environ.get(name)
+
+
+def blas_threads_here(payload: object) -> tuple[int, ...]:
+    """A unit solver: the most threads any BLAS library loaded here may use, and the pid."""
+    import numpy as np
+    from threadpoolctl import threadpool_info
+
+    np.ones((2, 2)) @ np.ones((2, 2))  # BLAS loaded and used
+    blas = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+    return max(blas, default=0), os.getpid()
