@@ -52,9 +52,9 @@ MAX_CPU_TRANSFER_SHORT_SIDE = 13
 DEFAULT_SQUARES = range(15)
 #: A table expected to take at least this many seconds (:func:`.square_costs.table_cost`) is long
 #: enough to gain from worker processes: each starts in ~0.3 s, and the processes wait for
-#: one of them to build each round's half sweeps (7×7: about half of its time, ~6 GB at the
-#: peak), so only the joins of the centre patterns are shared out. 6×6 (seconds) stays in
-#: this process, 6×7 (about a minute) and 7×7 use every core, as far as memory holds them.
+#: one of them to build each round's half sweeps (7×7: more than half of its time, ~6 GB at
+#: the peak), so only the joins of the centre patterns are shared out. 6×6 (seconds) stays in
+#: this process, 6×7 (12 s on 2 cores) and 7×7 use every core, as far as memory holds them.
 TABLE_POOL_SECONDS = 30.0
 #: The join's time is measured and modelled for S up to this (the default table). Above it,
 #: from a shorter side of 5 and 30 unit squares on, a round can cost many times the one
@@ -487,7 +487,7 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     integers), each at most the grid's number of squares (default: S = 0..14, as far as
     the grid has squares); one S alone is asked as ``[S]``. The table comes from a
     meet-in-the-middle join at the centre column (``docs/matchsticks.md``): 6×6 in a few
-    seconds, 7×7 in about 3 minutes on 2 cores (~6 GB per process) on the CPU; the shorter
+    seconds, 7×7 in under 3 minutes on 2 cores (~6 GB per process) on the CPU; the shorter
     side is limited to 7. The S that lose at most 30 of the grid's squares (every S of a
     grid up to 4×4) come from one whole-grid sweep kept to such configurations instead
     (seconds up to 7×7, longer on long grids); among them the S that no configuration has
@@ -525,7 +525,7 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     h, w = orient(m, n)
     if h > MAX_JOIN_SHORT_SIDE:
         raise ValueError(f"{m}×{n}: the table is limited to a shorter side of {MAX_JOIN_SHORT_SIDE} "
-                         f"(7×7 takes ~3 minutes on 2 cores and ~6 GB of memory a process); got {h}")
+                         f"(7×7 takes under 3 minutes on 2 cores and ~6 GB of memory a process); got {h}")
     cost = _table_cost(h, w, wanted)
     check_cost(cost)
     beyond = _unforeseen_join(h, w, wanted)
