@@ -161,6 +161,9 @@ def join_exact_centre(rnd: ExactRound, C: int, stats: JoinStats | None = None) -
         right_penalty = penalty_table(h, C)
         values_buffer = np.empty(CHUNK_PAIRS, dtype=np.float32)
         hit_buffer = np.empty(CHUNK_PAIRS, dtype=bool)
+        # one contiguous row of counts per prime: gathers from it are twice as fast
+        left_counts = np.ascontiguousarray(gl.counts.T)
+        right_counts = left_counts if gr is gl else np.ascontiguousarray(gr.counts.T)
         for a0, a1, b0, b1, weight in bucket_pairs(gl, gr, rest, rnd.symmetric):
             blocks = staircase(gl.s[a0:a1], gr.s[b0:b1], S, False)
             # rows only for the groups the staircase reaches (a prefix of each run)
@@ -177,12 +180,17 @@ def join_exact_centre(rnd: ExactRound, C: int, stats: JoinStats | None = None) -
                     continue
                 stats.hits += len(hit)
                 ka = hit // values.shape[1]
-                ia = a0 + row_pick.start + ka
                 ib = b0 + col_pick.start + hit - ka * values.shape[1]
+                # the hits come row by row: each row's right counts are added first, then
+                # multiplied by its left count once (30 ns a hit -> ~15)
+                starts = np.flatnonzero(np.diff(ka, prepend=-1))
+                ia = a0 + row_pick.start + ka[starts]
                 for k, p in enumerate(primes):
-                    # residues < 2^31: products < 2^62, their remainders add up without
-                    # wrapping for fewer than 2^33 hits
-                    prod = gl.counts[ia, k] * gr.counts[ib, k] % p
+                    # residues < 2^31: a row's sum of at most 2^18 of them stays below
+                    # 2^49; its product with the left count (< 2^62) is reduced before the
+                    # rows' remainders add up (fewer than 2^33 rows)
+                    sums = np.add.reduceat(np.take(right_counts[k], ib), starts)
+                    prod = sums % p * np.take(left_counts[k], ia) % p
                     total[k] = (total[k] + U64(weight) * (prod.sum(dtype=U64) % p)) % p
     weight_c = centre_weight(C, h)
     stats.join_seconds += time.perf_counter() - begin
