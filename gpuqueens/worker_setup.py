@@ -2,9 +2,10 @@
 
 :class:`WorkerSolve` wraps a problem's unit solver for other processes (gpuqueens' own
 pool, a process pool, Dask): once per process it raises glibc's malloc thresholds
-(:func:`tune_malloc`), lets BLAS use one thread (:func:`one_blas_thread`) and, on the GPU, checks that CUDA can work in the process (not forked
-from a process with CUDA initialised; a usable device), so that a worker fails with a
-message rather than a CUDA error from deep inside. Work whose arrays are hundreds of MiB
+(:func:`tune_malloc`), lets BLAS use one thread (:func:`one_blas_thread`) and, on the
+GPU, checks that CUDA can work in the process (not forked from a process with CUDA
+initialised; a usable device), so that a worker fails with a message rather than a CUDA
+error from deep inside. Work whose arrays are hundreds of MiB
 raises the thresholds further in worker processes (:func:`keep_large_blocks`).
 """
 
@@ -83,9 +84,10 @@ def one_blas_thread() -> None:
     worker processes that already uses the cores (Dask's nanny does the same through the
     environment).
 
-    The matchstick join multiplies in chunks of 2^18 pairs (:mod:`.problems.matchsticks.pair_blocks`);
-    with two such workers each running BLAS on two threads, the 6×7 table took 38 s and 68 s
-    of CPU on 2 cores, against 19 s before the chunks (measured 2026-11-24).
+    The matchstick join multiplies in chunks of 2^18 pairs
+    (:mod:`.problems.matchsticks.pair_blocks`); with two such workers each running BLAS on
+    two threads, the 6×7 table took 38 s and 68 s of CPU on 2 cores, against 19 s before
+    the chunks (measured 2026-11-24).
     """
     from threadpoolctl import threadpool_limits
 

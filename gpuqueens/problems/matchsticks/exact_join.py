@@ -186,9 +186,9 @@ def join_exact_centre(rnd: ExactRound, C: int, stats: JoinStats | None = None) -
                 starts = np.flatnonzero(np.diff(ka, prepend=-1))
                 ia = a0 + row_pick.start + ka[starts]
                 for k, p in enumerate(primes):
-                    # residues < 2^31: a row's sum of at most 2^18 of them stays below
-                    # 2^49; its product with the left count (< 2^62) is reduced before the
-                    # rows' remainders add up (fewer than 2^33 rows)
+                    # residues < 2^31: a row's sum of at most CHUNK_PAIRS = 2^18 of them
+                    # stays below 2^49; its product with the left count (< 2^62) is
+                    # reduced before the rows' remainders add up (fewer than 2^33 rows)
                     sums = np.add.reduceat(np.take(right_counts[k], ib), starts)
                     prod = sums % p * np.take(left_counts[k], ia) % p
                     total[k] = (total[k] + U64(weight) * (prod.sum(dtype=U64) % p)) % p

@@ -1,7 +1,8 @@
 """Which pairs of a round's groups the CPU join multiplies (:func:`.pairing.join_centre`):
 the *staircase* of the pairs whose scores fit under the round's level, and, for a round
 whose least S asked is above 0, the blocks of it that can reach that least S
-(:func:`reaching_blocks`).
+(:func:`reaching_blocks`); the products go through them in cache-sized :func:`chunks`
+(problem 2's join as well, :mod:`.exact_join`).
 
 The groups of each side are sorted by their score s' + 2r, so the pairs under the level
 form a staircase (:func:`staircase`; a symmetric join, even w, runs one triangle of it).
@@ -171,7 +172,7 @@ def chunks(blocks):
         if _length(rows) == 0 or _length(cols) == 0:
             continue
         height = min(_length(rows), CHUNK_PAIRS)
-        width = max(1, CHUNK_PAIRS // max(1, height))
+        width = max(1, CHUNK_PAIRS // height)
         for a in range(0, _length(rows), height):
             for b in range(0, _length(cols), width):
                 c = min(_length(cols), b + width)
