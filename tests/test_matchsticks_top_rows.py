@@ -61,6 +61,15 @@ def test_which_s_go_the_top_way():
     assert top_squares(4, 4, list(range(15))) == list(range(15))     # 30 squares in all
 
 
+def test_s_above_the_grid_alone_is_none_both_ways():
+    # every S asked above the grid's squares: the top sweep had no S left to sweep for
+    for top_sweep in (True, False):
+        assert table_rows(1, 5, [6], top_sweep=top_sweep) == [(6, None, 0)]
+        assert table_rows(1, 5, [6, 7], top_sweep=top_sweep) == [(6, None, 0), (7, None, 0)]
+        assert table_rows(2, 2, [4, 5, 6], top_sweep=top_sweep) == [(4, None, 0), (5, 0, 1),
+                                                                   (6, None, 0)]
+
+
 def test_the_table_answers_high_s_without_rounds():
     # 5×5: S = 48 and 49 have no configuration; the join would climb to every stick removed
     stats = JoinStats()

@@ -39,9 +39,10 @@ TOP_DEFICIT = FEW_LOST
 
 
 def top_squares(h: int, w: int, wanted: list[int]) -> list[int]:
-    """The S of ``wanted`` that the top sweep answers: at most ``TOP_DEFICIT`` squares lost."""
+    """The S of ``wanted`` that the top sweep answers: at most ``TOP_DEFICIT`` squares lost
+    (an S above the grid's squares is left to the join, which answers it at once)."""
     total = square_count(h, w)
-    return [q for q in wanted if total - q <= TOP_DEFICIT]
+    return [q for q in wanted if 0 <= total - q <= TOP_DEFICIT]
 
 
 def split_squares(h: int, w: int, wanted: list[int]) -> tuple[list[int], list[int]]:
