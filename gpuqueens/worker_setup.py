@@ -99,10 +99,10 @@ _malloc_done: tuple[int, bool] | None = None  # (pid, whether tune_malloc succee
 
 
 def prepare_process(backend: str, *, worker: bool) -> None:
-    """Once per process and backend, before its first unit: tune malloc and let BLAS use one
-    thread in a worker process;
-    on the GPU, check that CUDA can work here (raises ``CUDAForkError`` or
-    ``BackendUnavailableError`` with a message, never a CUDA error from deep inside)."""
+    """Once per process and backend, before its first unit: in a worker process, tune malloc
+    and let BLAS use one thread; on the GPU, check that CUDA can work here (raises
+    ``CUDAForkError`` or ``BackendUnavailableError`` with a message, never a CUDA error from
+    deep inside)."""
     global _malloc_done
     key = (os.getpid(), backend)
     if key in _prepared:

@@ -300,12 +300,12 @@ def test_worker_processes_let_blas_use_one_thread_and_this_one_is_left_alone():
     from threadpoolctl import threadpool_limits
 
     solve = workers.WorkerSolve(worker_tasks.blas_threads_here, "cpu", os.getpid())
-    with threadpool_limits(limits=2, user_api="blas"):   # this process: as it was
+    with threadpool_limits(limits=2, user_api="blas"):   # this process's own setting
+        own = worker_tasks.blas_threads_here(None)[0]
         with workers.WorkerPool(1) as pool:
             threads, pid = pool.submit(solve, None).result(timeout=300)
         assert (threads, pid != os.getpid()) == (1, True)
-        here, _ = solve(None)
-        assert here == worker_tasks.blas_threads_here(None)[0]
+        assert solve(None) == (own, os.getpid())   # the coordinating process: left as it is
 
 
 @pytest.mark.skipif(not hasattr(os, "confstr") or "glibc" not in (os.confstr("CS_GNU_LIBC_VERSION") or "")
