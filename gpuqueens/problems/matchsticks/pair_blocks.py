@@ -23,7 +23,8 @@ __all__ = ["staircase", "reaching_blocks", "chunks", "CHUNK_PAIRS"]
 
 #: Row strata of a staircase hold at least this many rows (fewer, larger products) ...
 _STRATUM_ROWS = 256
-#: ... and a block at most this many pairs (64 MiB of float32 values).
+#: ... and a block at most this many pairs (its products go in :func:`chunks`, so this no
+#: longer bounds memory; wide blocks take fewer rows, which keeps the staircase close).
 _MAX_BLOCK = 1 << 24
 
 

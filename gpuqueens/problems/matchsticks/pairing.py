@@ -11,17 +11,19 @@ S = s'_a + s'_b + popcount(X_a & X_b) squares and R = r'_a + r'_b removed sticks
 The join is dense linear algebra. For each C, every group gets a float32 row whose product
 with a row of the other side is popcount(X_a & X_b) + score_a + score_b + penalty, where
 score = s' + 2r' and the penalty (2 columns per centre point) is a multiple of a power of
-two above the round's level exactly when some centre point would have degree 1. One BLAS
-product per block then gives S + 2R for every pair (~1 ns a pair; the values that matter
-are integers below 2^24, exact in float32).
+two above the round's level exactly when some centre point would have degree 1. BLAS
+products then give S + 2R for every pair, in cache-sized chunks of a block into reused
+buffers (:func:`.pair_blocks.chunks`; ~1-2 ns a pair; the values that matter are integers
+below 2^24, exact in float32).
 
 A round at level K finds every configuration with S + 2R <= K (R <= (K-S)//2). The groups
 are sorted by score, so the pairs with score_a + score_b <= K form a staircase, covered by
 row strata and column prefixes (:mod:`.pair_blocks`); hits (value <= K) are few and
-decoded exactly. When the least S asked is above 0, most pairs under a high level have
+decoded exactly, and only those at or below the fewest R a pattern has found so far for
+their S have their counts multiplied. When the least S asked is above 0, most pairs under a high level have
 fewer squares and more removals than any S asked can use: the blocks then skip the pairs
 that cannot reach that least S within the largest cap
-(:func:`.pair_blocks.reaching_blocks`), and a second product per block
+(:func:`.pair_blocks.reaching_blocks`), and a second product per chunk
 (popcount(X_a & X_b) + s'_a + s'_b, no penalty) gives S itself, so that a hit needs
 S >= that least S too. Counts are residues modulo primes below 2^31 (:mod:`.modular`).
 
