@@ -58,6 +58,7 @@ from .square_costs import (SWEEP_COPIES, entry_bytes, live_entry_limit, memory_f
                            sweep_copies)
 from .grid import orient, square_count, stick_count
 from .keys import ONE, U64, KeyLayout, bit_count, merge_equal_keys
+from .point_masks import point_masks, unit_square_bits
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 
 __all__ = ["SweepStats", "step_point", "successor_limit", "sweep", "table_rows_by_sweep",
@@ -133,10 +134,6 @@ def successor_limit(limit: int, words: int, primes: int, copies: int,
     if free is not None:
         most = min(most, int(free * FREE_MEMORY_SHARE) // per_successor)
     return max(1, most)
-
-
-def _bit(value: np.ndarray, k: int) -> np.ndarray:
-    return (value >> U64(k)) & ONE
 
 
 def _thresholds(fewest_after: np.ndarray, caps: dict[int, int] | None, max_squares: int,
@@ -240,37 +237,35 @@ def _successors(layout: KeyLayout, keys: list, removed, i: int, j: int, *,
     has_right = j < w
     has_down = i < h
     p = j * (h + 1) + i
-    frontier_all = layout.get(keys, "H")
-    left = _bit(frontier_all, i)
-    t = layout.get(keys, "t")
-    up = (t < U64(i)).astype(U64)
-    closed = xp.zeros(len(t), dtype=U64)
-    kept = [list(keys), list(keys)]  # resolved keys for right = 0 and right = 1
-    for u in range(1, i + 1):
-        r = i - u
-        k = layout.groups[r, u]
-        name = ("g", r, u)
-        group = layout.get(keys, name)
-        vertical = t <= U64(r)  # the sticks between rows r..i of column j remain
-        if j - u >= 0:
-            slot = U64((j - u) % k)
-            closed += ((group >> slot) & ONE) & vertical
-            group = group & ~(ONE << slot)
-        top_kept = _bit(frontier_all, r).astype(bool)
-        group = xp.where(top_kept, group, U64(0))
-        if j <= w - u:
-            group = group | ((vertical & top_kept).astype(U64) << U64(j % k))
-        layout.put(kept[0], name, U64(0))
-        layout.put(kept[1], name, group)
-    squares = layout.get(keys, "s") + closed
+    masks = point_masks(layout, i, j).on(xp)
+    index = masks.index(keys)
+    valid = masks.valid[index]
+    # The squares with bottom row i: closed ones counted, the groups kept (right stick
+    # present) or cleared (missing), new ones opened, through the point's tables.
+    closed = None
+    for word, close in zip(keys, masks.close):
+        if close is not None:
+            part = bit_count(xp, word & close[index])
+            closed = part if closed is None else closed + part
+    kept = [[word if clear == _ALL else word & clear for word, clear in zip(keys, masks.clear)],
+            [word if keep is None else word & keep[index] for word, keep in zip(keys, masks.keep)]]
+    for k, opened in enumerate(masks.open):
+        if opened is not None:
+            kept[1][k] = kept[1][k] | opened[index]
+    squares = layout.get(keys, "s")
+    if closed is not None:
+        closed = closed.astype(U64)
+        squares = squares + closed
+        # s + closed in place of s: an entry whose s passes the field's width is dropped
+        # below (more than max_squares), so the carry into the next field never survives
+        s_field = layout.fields["s"]
+        more = closed << U64(s_field.shift)
+        for version in kept:
+            version[s_field.word] = version[s_field.word] + more
+        del more
     threshold = xp.asarray(_thresholds(bound.after(p), caps, max_squares, max_removed))
-    units_after = []
-    for right in (0, 1):
-        units = xp.zeros(len(t), dtype=U64)
-        for r in range(h):
-            units |= layout.get(kept[right], ("g", r, 1)) << U64(r)
-        units_after.append(units)
-    frontier = frontier_all & ~(ONE << U64(i))
+    units_after = [unit_square_bits(layout, version) for version in kept]
+    frontier = layout.get(keys, "H") & ~(ONE << U64(i))
     if min_squares:  # the most squares each branch can still end with
         later = squares_opening_after(h, w, i, j)
         possible = [squares + _open_squares(layout, kept[right], xp) + U64(later)
@@ -282,8 +277,7 @@ def _successors(layout: KeyLayout, keys: list, removed, i: int, j: int, *,
     for right in (0, 1) if has_right else (0,):
         for down in (0, 1) if has_down else (0,):
             lost = (has_down and not down) + (has_right and not right)
-            ok = alive & ((left + up) != U64(1 - down - right) if down + right <= 1
-                          else xp.ones(len(t), dtype=bool))
+            ok = alive & ((valid & np.uint8(1 << (2 * right + down))) != 0)
             if min_squares:
                 ok &= possible[right] >= U64(min_squares)
             if not table_mode:
@@ -303,24 +297,31 @@ def _successors(layout: KeyLayout, keys: list, removed, i: int, j: int, *,
     new_keys = [xp.empty(total, dtype=U64) for _ in range(layout.words)]
     new_removed = xp.empty(total, dtype=np.int64)
     rows = xp.empty(total, dtype=np.int64)
+    t_field = layout.fields["t"]
+    r_field = None if table_mode else layout.fields["r"]
     at = 0
     for right, down, lost, idx in branches:
-        part = [word[idx] for word in kept[right]]
-        layout.put(part, "H", frontier[idx] | U64(right << i))
-        if not has_down:
-            layout.put(part, "t", U64(0))
-        elif not down:
-            layout.put(part, "t", U64(i + 1))
-        layout.put(part, "s", squares[idx])
-        if not table_mode:
-            layout.put(part, "r", removed_so_far[idx] + U64(lost))
         end = at + len(idx)
-        for word, value in zip(new_keys, part):
-            word[at:end] = value
+        for word, value in zip(new_keys, kept[right]):
+            word[at:end] = value[idx]
+        # H's bit i becomes the right stick; t restarts below a missing down stick (at 0
+        # past the last row)
+        drop, put = 1 << i, right << i
+        if not has_down or not down:
+            drop |= ((1 << t_field.width) - 1) << t_field.shift
+            put |= (i + 1 if has_down else 0) << t_field.shift
+        new_keys[0][at:end] &= U64(_ALL & ~drop)
+        new_keys[0][at:end] |= U64(put)
+        if lost and r_field is not None:  # r <= max_removed was checked: no carry
+            new_keys[r_field.word][at:end] += U64(lost << r_field.shift)
         new_removed[at:end] = removed[idx] + lost
         rows[at:end] = idx + first
         at = end
     return new_keys, new_removed, rows
+
+
+#: Every bit of a key word.
+_ALL = (1 << 64) - 1
 
 
 def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
