@@ -146,17 +146,26 @@ def _decode(h, w, state, layout, mirrored, xp=np) -> Parts:
     Y = xp.zeros(len(removed), dtype=U64)
     yrows = []
     for (r, u), k in sorted(layout.groups.items()):
-        g = layout.get(keys, ("g", r, u))
+        # the group's k bits (one per left column mod k) -> its X and Y bits, as a table
+        values = np.arange(1 << k, dtype=U64)
+        to_x, to_y = np.zeros(1 << k, dtype=U64), np.zeros(1 << k, dtype=U64)
         for c in range(max(0, cut - u), cut):
             if c + u > w:
                 continue
-            bit = (g >> U64(c % k)) & ONE
+            bit = (values >> U64(c % k)) & ONE
             if c + u == cut:
-                Y |= bit << U64(len(yrows))
+                to_y |= bit << U64(len(yrows))
                 yrows.append(((1 << u) - 1) << r)
             else:
                 original = (r, u, w - c - u) if mirrored else (r, u, c)
-                X |= bit << U64(index[original])
+                to_x |= bit << U64(index[original])
+        if to_x.any() or to_y.any():
+            g = layout.get(keys, ("g", r, u))
+            g = g if xp is np else g.astype(np.int64)    # signed indices for CuPy
+            if to_x.any():
+                X |= xp.asarray(to_x)[g]
+            if to_y.any():
+                Y |= xp.asarray(to_y)[g]
     unique, inverse = xp.unique(X, return_inverse=True)
     unique, inverse = _host(xp, unique), inverse.ravel()
     shifts = np.arange(len(crossing), dtype=U64)

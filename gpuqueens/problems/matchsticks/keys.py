@@ -128,11 +128,14 @@ def merge_equal_keys(keys: list[np.ndarray], counts: np.ndarray, primes: np.ndar
     for k in keys:
         change[1:] |= k[1:] != k[:-1]
     starts = np.flatnonzero(change)
-    del change
     keys = [k[starts] for k in keys]
     if removed is not None:
         fewest = np.minimum.reduceat(removed, starts)
-        counts[removed != np.repeat(fewest, np.diff(np.append(starts, len(removed))))] = 0
+        run = np.cumsum(change, dtype=np.intp)    # each entry's key, from 1
+        run -= 1
+        counts[removed != fewest[run]] = 0
+        del run
+    del change
     counts = np.add.reduceat(counts, starts, axis=0)
     counts %= primes
     return (keys, counts) if removed is None else (keys, fewest, counts)

@@ -259,7 +259,8 @@ def join_centre(rnd: Round, C: int, stats: JoinStats | None = None) -> dict[int,
     # over the parts, so each side keeps the groups up to limit minus the other's least.
     sl = left.squares_with_centre(C)
     sr = sl if symmetric else right.squares_with_centre(C)
-    low_l, low_r = least_score(sl, left.r, max_squares), least_score(sr, right.r, max_squares)
+    low_l = least_score(sl, left.r, max_squares)
+    low_r = low_l if symmetric else least_score(sr, right.r, max_squares)
     gl = _groups(left, sl, max_squares, primes, limit - low_r)
     gr = gl if symmetric else _groups(right, sr, max_squares, primes, limit - low_l)
     stats.groups += len(gl.H)

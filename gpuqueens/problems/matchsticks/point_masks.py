@@ -60,11 +60,13 @@ class PointMasks:
     clear: tuple
     valid: np.ndarray
 
-    def index(self, keys: list):
-        """Each entry's row of the tables: its H bits 0..i, then its t (any array module)."""
+    def index(self, keys: list, xp=np):
+        """Each entry's row of the tables: its H bits 0..i, then its t (arrays of module
+        ``xp``; signed on any but NumPy, as CuPy's gathers have long been checked with)."""
         word = keys[0]
         low = word & U64((2 << self.i) - 1)
-        return low | (((word >> U64(self.t_shift)) & U64(self.t_mask)) << U64(self.i + 1))
+        index = low | (((word >> U64(self.t_shift)) & U64(self.t_mask)) << U64(self.i + 1))
+        return index if xp is np else index.astype(np.int64)
 
     def on(self, xp) -> "PointMasks":
         """The same tables as arrays of module ``xp`` (CuPy: on the current device)."""

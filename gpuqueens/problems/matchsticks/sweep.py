@@ -177,10 +177,13 @@ def step_point(layout: KeyLayout, state: State, i: int, j: int, *, bound: UnitSq
     # them, and come from slices of the entries, so that the temporaries of _successors
     # (~25 words an entry) are a slice's; the step's peak is the merge's.
     pieces, found = [], 0
+    threshold = xp.asarray(_thresholds(bound.after(j * (layout.h + 1) + i), caps, max_squares,
+                                       max_removed))
     for a in range(0, len(removed), SUCCESSOR_SLICE):
         pieces.append(_successors(layout, [word[a:a + SUCCESSOR_SLICE] for word in keys],
-                                  removed[a:a + SUCCESSOR_SLICE], i, j, bound=bound, caps=caps,
-                                  max_squares=max_squares, max_removed=max_removed,
+                                  removed[a:a + SUCCESSOR_SLICE], i, j, bound=bound,
+                                  threshold=threshold, max_squares=max_squares,
+                                  max_removed=max_removed,
                                   undecided=undecided, min_squares=min_squares, first=a,
                                   xp=xp))
         found += len(pieces[-1][2])
@@ -226,19 +229,19 @@ def _open_squares(layout: KeyLayout, keys: list, xp) -> np.ndarray:
 
 
 def _successors(layout: KeyLayout, keys: list, removed, i: int, j: int, *,
-                bound: UnitSquareBound | NoBound, caps: dict[int, int] | None, max_squares: int,
+                bound: UnitSquareBound | NoBound, threshold, max_squares: int,
                 max_removed: int | None, undecided: int, min_squares: int = 0, first: int = 0,
                 xp=np):
     """The entries after point (i, j), before equal keys merge: ``(keys, removed, rows)``,
     ``rows[k] - first`` the entry of ``keys`` it comes from (branches right = 0, 1 and
-    within each down = 0, 1 one after the other, each in the entries' order)."""
+    within each down = 0, 1 one after the other, each in the entries' order).
+    ``threshold``: :func:`_thresholds` after this point."""
     h, w = layout.h, layout.w
     table_mode = max_removed is None
     has_right = j < w
     has_down = i < h
-    p = j * (h + 1) + i
     masks = point_masks(layout, i, j).on(xp)
-    index = masks.index(keys)
+    index = masks.index(keys, xp)
     valid = masks.valid[index]
     # The squares with bottom row i: closed ones counted, the groups kept (right stick
     # present) or cleared (missing), new ones opened, through the point's tables.
@@ -263,7 +266,6 @@ def _successors(layout: KeyLayout, keys: list, removed, i: int, j: int, *,
         for version in kept:
             version[s_field.word] = version[s_field.word] + more
         del more
-    threshold = xp.asarray(_thresholds(bound.after(p), caps, max_squares, max_removed))
     units_after = [unit_square_bits(layout, version) for version in kept]
     frontier = layout.get(keys, "H") & ~(ONE << U64(i))
     if min_squares:  # the most squares each branch can still end with
