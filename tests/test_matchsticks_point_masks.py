@@ -54,7 +54,8 @@ def test_point_tables_settle_each_entry_as_the_rule_says(h, w):
                     for word, keep in zip(keys, masks.keep)]
             kept = [word if opened is None else word | opened[index]
                     for word, opened in zip(kept, masks.open)]
-            cleared = [word & clear for word, clear in zip(keys, masks.clear)]
+            cleared = [word if clear is None else word & clear
+                       for word, clear in zip(keys, masks.clear)]
             closed = sum(np.bitwise_count(word & close[index]).astype(int)
                          for word, close in zip(keys, masks.close) if close is not None)
             for e in range(len(index)):

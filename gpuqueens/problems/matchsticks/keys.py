@@ -131,7 +131,7 @@ def merge_equal_keys(keys: list[np.ndarray], counts: np.ndarray, primes: np.ndar
     keys = [k[starts] for k in keys]
     if removed is not None:
         fewest = np.minimum.reduceat(removed, starts)
-        run = np.cumsum(change, dtype=np.intp)    # each entry's key, from 1
+        run = np.cumsum(change, dtype=np.intp)    # each entry's run of equal keys
         run -= 1
         counts[removed != fewest[run]] = 0
         del run

@@ -45,9 +45,9 @@ class PointMasks:
     """The tables of point (i, j), one row per value of :meth:`index`.
 
     ``keep[w]``, ``open[w]``: key word w after the point, for a right stick present, is
-    ``word & keep[w][index] | open[w][index]``; ``clear[w]`` (one value) clears the groups
-    for a right stick missing (no square with bottom row i stays open). ``close[w]``: the
-    bits whose set count is the squares closed. ``valid[index]``: bit ``2·right + down``
+    ``word & keep[w][index] | open[w][index]``; for a right stick missing, ``word & clear[w]``
+    (one value: no square with bottom row i stays open). ``close[w]``: the bits whose set
+    count is the squares closed. A table or value that would change nothing is ``None``. ``valid[index]``: bit ``2·right + down``
     set when that branch leaves no grid point with exactly one stick.
     """
 
@@ -123,8 +123,8 @@ def _point_masks(h: int, w: int, fields: tuple, i: int, j: int) -> PointMasks:
     keep = tuple(None if (a == U64(ones)).all() else a for a in keep)
     opened = tuple(None if not a.any() else a for a in opened)
     close = tuple(None if not a.any() else a for a in close)
-    return PointMasks(i, h + 1, (1 << t_field.width) - 1, keep, opened, close,
-                      tuple(U64(c) for c in clear), valid)
+    clear = tuple(None if c == ones else U64(c) for c in clear)
+    return PointMasks(i, h + 1, (1 << t_field.width) - 1, keep, opened, close, clear, valid)
 
 
 def unit_square_bits(layout: KeyLayout, keys: list):

@@ -250,7 +250,7 @@ def _successors(layout: KeyLayout, keys: list, removed, i: int, j: int, *,
         if close is not None:
             part = bit_count(xp, word & close[index])
             closed = part if closed is None else closed + part
-    kept = [[word if clear == _ALL else word & clear for word, clear in zip(keys, masks.clear)],
+    kept = [[word if clear is None else word & clear for word, clear in zip(keys, masks.clear)],
             [word if keep is None else word & keep[index] for word, keep in zip(keys, masks.keep)]]
     for k, opened in enumerate(masks.open):
         if opened is not None:
