@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bounds import unit_square_bound
-from .keys import ONE, U64, KeyLayout, bit_count
+from .keys import ONE, U64, KeyLayout, bit_count, table_index
 from .square_costs import live_entry_limit, memory_for_entries, sweep_copies
 from .sweep import SweepStats, step_point, successor_limit, too_many_entries
 
@@ -160,8 +160,7 @@ def _decode(h, w, state, layout, mirrored, xp=np) -> Parts:
                 original = (r, u, w - c - u) if mirrored else (r, u, c)
                 to_x |= bit << U64(index[original])
         if to_x.any() or to_y.any():
-            g = layout.get(keys, ("g", r, u))
-            g = g if xp is np else g.astype(np.int64)    # signed indices for CuPy
+            g = table_index(xp, layout.get(keys, ("g", r, u)))
             if to_x.any():
                 X |= xp.asarray(to_x)[g]
             if to_y.any():

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["U64", "ONE", "Field", "KeyLayout", "merge_equal_keys", "key_order", "merge_by_sorting",
-           "run_starts", "run_sums", "bit_count"]
+           "run_starts", "run_sums", "bit_count", "table_index"]
 
 U64 = np.uint64
 ONE = U64(1)
@@ -234,6 +234,12 @@ def run_sums(xp, values, starts, primes):
     del total
     sums %= xp.asarray(primes, dtype=U64)
     return sums
+
+
+def table_index(xp, index):
+    """``index`` (uint64 values) as indices into a table on module ``xp``: as they are for
+    NumPy, signed for CuPy, whose gathers have long been checked with signed indices."""
+    return index if xp is np else index.astype(np.int64)
 
 
 def bit_count(xp, words):

@@ -35,7 +35,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .keys import U64, Field, KeyLayout
+from .keys import U64, Field, KeyLayout, table_index
 
 __all__ = ["PointMasks", "point_masks", "unit_square_bits"]
 
@@ -62,11 +62,11 @@ class PointMasks:
 
     def index(self, keys: list, xp=np):
         """Each entry's row of the tables: its H bits 0..i, then its t (arrays of module
-        ``xp``; signed on any but NumPy, as CuPy's gathers have long been checked with)."""
+        ``xp``: :func:`.keys.table_index`)."""
         word = keys[0]
         low = word & U64((2 << self.i) - 1)
         index = low | (((word >> U64(self.t_shift)) & U64(self.t_mask)) << U64(self.i + 1))
-        return index if xp is np else index.astype(np.int64)
+        return table_index(xp, index)
 
     def on(self, xp) -> "PointMasks":
         """The same tables as arrays of module ``xp`` (CuPy: on the current device)."""

@@ -58,7 +58,7 @@ from .square_costs import (SWEEP_COPIES, entry_bytes, live_entry_limit, memory_f
                            sweep_copies)
 from .grid import orient, square_count, stick_count
 from .keys import ONE, U64, KeyLayout, bit_count, merge_equal_keys
-from .point_masks import point_masks, unit_square_bits
+from .point_masks import PointMasks, point_masks, unit_square_bits
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 
 __all__ = ["SweepStats", "step_point", "successor_limit", "sweep", "table_rows_by_sweep",
@@ -177,12 +177,14 @@ def step_point(layout: KeyLayout, state: State, i: int, j: int, *, bound: UnitSq
     # them, and come from slices of the entries, so that the temporaries of _successors
     # (~25 words an entry) are a slice's; the step's peak is the merge's.
     pieces, found = [], 0
+    # once per point, for every slice: the bound's thresholds and the point's tables
     threshold = xp.asarray(_thresholds(bound.after(j * (layout.h + 1) + i), caps, max_squares,
                                        max_removed))
+    masks = point_masks(layout, i, j).on(xp)
     for a in range(0, len(removed), SUCCESSOR_SLICE):
         pieces.append(_successors(layout, [word[a:a + SUCCESSOR_SLICE] for word in keys],
                                   removed[a:a + SUCCESSOR_SLICE], i, j, bound=bound,
-                                  threshold=threshold, max_squares=max_squares,
+                                  threshold=threshold, masks=masks, max_squares=max_squares,
                                   max_removed=max_removed,
                                   undecided=undecided, min_squares=min_squares, first=a,
                                   xp=xp))
@@ -229,18 +231,18 @@ def _open_squares(layout: KeyLayout, keys: list, xp) -> np.ndarray:
 
 
 def _successors(layout: KeyLayout, keys: list, removed, i: int, j: int, *,
-                bound: UnitSquareBound | NoBound, threshold, max_squares: int,
+                bound: UnitSquareBound | NoBound, threshold, masks: PointMasks, max_squares: int,
                 max_removed: int | None, undecided: int, min_squares: int = 0, first: int = 0,
                 xp=np):
     """The entries after point (i, j), before equal keys merge: ``(keys, removed, rows)``,
     ``rows[k] - first`` the entry of ``keys`` it comes from (branches right = 0, 1 and
     within each down = 0, 1 one after the other, each in the entries' order).
-    ``threshold``: :func:`_thresholds` after this point."""
+    ``threshold``: :func:`_thresholds` after this point; ``masks``: the point's tables
+    (:func:`.point_masks.point_masks`) on module ``xp``."""
     h, w = layout.h, layout.w
     table_mode = max_removed is None
     has_right = j < w
     has_down = i < h
-    masks = point_masks(layout, i, j).on(xp)
     index = masks.index(keys, xp)
     valid = masks.valid[index]
     # The squares with bottom row i: closed ones counted, the groups kept (right stick
