@@ -11,9 +11,11 @@ raises the thresholds further in worker processes (:func:`keep_large_blocks`).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +23,8 @@ from .backends import resolve_backend
 from .fork_safety import raise_if_forked_after_cuda
 from .glibc import glibc_function
 
-__all__ = ["WorkerSolve", "prepare_process", "tune_malloc", "keep_large_blocks", "one_blas_thread"]
+__all__ = ["WorkerSolve", "prepare_process", "tune_malloc", "keep_large_blocks", "one_blas_thread",
+           "blas_on_one_thread"]
 
 
 #: glibc mallopt parameters and the values set in worker processes: glibc's own dynamic
@@ -92,6 +95,46 @@ def one_blas_thread() -> None:
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(limits=1, user_api="blas")
+
+
+_blas_lock = threading.Lock()
+_blas_holders = 0                 # blocks inside blas_on_one_thread now, in any thread
+_blas_limiter: Any = None         # what restores the setting found when the first entered
+
+
+@contextlib.contextmanager
+def blas_on_one_thread() -> Iterator[None]:
+    """BLAS on one thread inside the block, and as it was after: for small matrix products
+    in any process, this one included.
+
+    The matchstick joins multiply in chunks of 2^18 pairs, too small for BLAS threads to
+    gain, and while another process keeps a core busy those threads wait by spinning: the
+    6×6 table in this process took 14.8 s (14.5 s of CPU) with two BLAS threads against 3.1
+    s with one, on 2 cores beside one busy process (2026-11-25). Blocks in several threads
+    at once share one limit, and the first setting comes back when the last one leaves
+    (OpenBLAS 0.3.31 ignores a change made outside the main thread once the main thread has
+    made one: the limit is sure in the main thread only).
+
+    >>> from threadpoolctl import threadpool_info
+    >>> with blas_on_one_thread():
+    ...     all(p["num_threads"] == 1 for p in threadpool_info() if p["user_api"] == "blas")
+    True
+    """
+    global _blas_holders, _blas_limiter
+    from threadpoolctl import threadpool_limits
+
+    with _blas_lock:
+        if _blas_holders == 0:
+            _blas_limiter = threadpool_limits(limits=1, user_api="blas")
+        _blas_holders += 1
+    try:
+        yield
+    finally:
+        with _blas_lock:
+            _blas_holders -= 1
+            if _blas_holders == 0:
+                _blas_limiter.restore_original_limits()
+                _blas_limiter = None
 
 
 _prepared: set[tuple[int, str]] = set()  # (pid, backend): inherited by forks, so keyed by pid

@@ -198,3 +198,36 @@ def test_cli_matchsticks_by_squares_takes_the_run_options(tmp_path, capsys):
     assert f": {ways}" in capsys.readouterr().out
     assert main(args + ["--workers", "1", "--checkpoint", path, "--recheck", "0"]) == 0
     assert f": {ways}" in capsys.readouterr().out
+
+
+def test_the_joins_multiply_with_one_blas_thread_and_leave_the_setting_after(monkeypatch):
+    # their products are chunks of 2^18 pairs: BLAS threads only spin there, and in this
+    # process too (6×6 table beside one busy process on 2 cores: 14.8 s, 3.1 s with one)
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from gpuqueens.problems.matchsticks import exact_join, pairing
+    from gpuqueens.problems.matchsticks.exact_join import count_exact_join
+    from gpuqueens.problems.matchsticks.table import table_rows
+
+    def blas_threads() -> int:
+        return max((p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"),
+                   default=0)
+
+    seen = []
+    real = pairing.product
+
+    def product(a, b, buffer=None):
+        seen.append(blas_threads())
+        return real(a, b, buffer)
+
+    monkeypatch.setattr(pairing, "product", product)
+    monkeypatch.setattr(exact_join, "product", product)
+    with threadpool_limits(limits=2, user_api="blas"):
+        if blas_threads() < 2:
+            pytest.skip("BLAS here has one thread only")
+        assert tuple(table_rows(4, 4, range(15), top_sweep=False)) == TABLE_4X4   # by the join
+        table_products = len(seen)
+        assert count_exact_join(2, 4, removed=8, squares=2) == 209    # the brute force's
+        assert table_products > 0 and len(seen) > table_products
+        assert set(seen) == {1}
+        assert blas_threads() == 2

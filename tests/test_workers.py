@@ -308,6 +308,51 @@ def test_worker_processes_let_blas_use_one_thread_and_this_one_is_left_alone():
         assert solve(None) == (own, os.getpid())   # the coordinating process: left as it is
 
 
+def _blas_threads() -> int:
+    return worker_tasks.blas_threads_here(None)[0]
+
+
+def test_blas_on_one_thread_limits_the_block_and_restores_the_setting_after():
+    from threadpoolctl import threadpool_limits
+
+    from gpuqueens.worker_setup import blas_on_one_thread
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = _blas_threads()
+        if before < 2:
+            pytest.skip("BLAS here has one thread only")
+        with blas_on_one_thread():
+            assert _blas_threads() == 1
+            with blas_on_one_thread():      # nested: still one, and the outer block too
+                assert _blas_threads() == 1
+            assert _blas_threads() == 1
+        assert _blas_threads() == before
+
+
+def test_blas_on_one_thread_in_several_threads_restores_when_the_last_one_leaves():
+    import threading
+
+    from threadpoolctl import threadpool_limits
+
+    from gpuqueens.worker_setup import blas_on_one_thread
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = _blas_threads()
+        if before < 2:
+            pytest.skip("BLAS here has one thread only")
+
+        def enter_and_leave():
+            with blas_on_one_thread():
+                pass
+
+        with blas_on_one_thread():
+            other = threading.Thread(target=enter_and_leave)
+            other.start()
+            other.join(timeout=60)
+            assert _blas_threads() == 1     # the other thread left first: still one
+        assert _blas_threads() == before
+
+
 @pytest.mark.skipif(not hasattr(os, "confstr") or "glibc" not in (os.confstr("CS_GNU_LIBC_VERSION") or "")
                     or not os.path.exists("/proc/self/maps"), reason="glibc on Linux only")
 def test_keep_large_blocks_puts_large_arrays_in_a_workers_heap_only():

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from ...runner import WorkUnit, run_units
+from ...worker_setup import blas_on_one_thread
 from .bounds import unit_square_bound
 from .grid import centre_removed, centre_weight, orient, square_count, stick_count
 from .halves import Parts, exact_half_parts
@@ -144,6 +145,7 @@ def bucket_pairs(gl: ExactGroups, gr: ExactGroups, rest: int,
     return out
 
 
+@blas_on_one_thread()   # its products are small: BLAS threads only spin
 def join_exact_centre(rnd: ExactRound, C: int, stats: JoinStats | None = None) -> list[int]:
     """The residues (one per prime) of the configurations whose centre sticks are C or its
     mirror, with exactly R removed and S squares."""

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...worker_setup import blas_on_one_thread
 from .bounds import unit_square_bound
 from .grid import centre_removed, centre_weight, mirror_pattern, stick_count
 from .halves import Parts, half_parts, least_score
@@ -236,6 +237,7 @@ def centre_patterns(h: int) -> list[int]:
     return [c for c in range(1 << h) if mirror_pattern(c, h) >= c]
 
 
+@blas_on_one_thread()   # its products are small: BLAS threads only spin
 def join_centre(rnd: Round, C: int, stats: JoinStats | None = None) -> dict[int, tuple[int, int]]:
     """The configurations whose centre sticks are C (or its mirror): ``{S: (fewest R, count)}``
     for every S found within its cap."""
