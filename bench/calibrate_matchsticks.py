@@ -103,7 +103,7 @@ def sweep():
 
 
 def join():
-    for h, w in [(5, 10), (6, 6)]:
+    for h, w in [(5, 10), (6, 6), (6, 8)]:
         wanted = list(range(15))
         start = UnitSquareBound(h, w, 14).before_start()
         level = max(q + 2 * int(start[q]) for q in wanted) + 1
@@ -116,6 +116,11 @@ def join():
         words = square_costs._key_words(h, w, 14, None)
         per_entry = words + 1 + len(rnd.primes)
         rate = stats.join_seconds / (stats.max_live * len(centre_patterns(h)) * per_entry)
+        columns = (w + 1) // 2
+        sweep_rate = stats.sweep_seconds / (
+            (h + 1) * per_entry * square_costs._table_live_sum(h, columns))
+        print(f"TABLE_SWEEP_ENTRY_SECONDS = {sweep_rate:.3g}   # {h}×{w} round 1: half sweeps "
+              f"{stats.sweep_seconds:.2f} s over {columns} point columns")
         print(f"JOIN_ENTRY_SECONDS = {rate:.3g}   # {h}×{w} round 1: join "
               f"{stats.join_seconds:.2f} s, most live {stats.max_live:,}, half sweeps "
               f"{stats.sweep_seconds:.2f} s, {stats.groups:,} groups, {stats.pairs:.2g} pairs, "

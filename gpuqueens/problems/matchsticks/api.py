@@ -52,10 +52,11 @@ MAX_CPU_TRANSFER_SHORT_SIDE = 13
 DEFAULT_SQUARES = range(15)
 #: A table expected to take at least this many seconds (:func:`.square_costs.table_cost`) is long
 #: enough to gain from worker processes: each starts in ~0.3 s, and the processes wait for
-#: one of them to build each round's half sweeps (7×7: more than half of its time, ~6 GB at
-#: the peak), so only the joins of the centre patterns are shared out. 6×6 (seconds) stays in
-#: this process, 6×7 (12 s on 2 cores) and 7×7 use every core, as far as memory holds them.
-TABLE_POOL_SECONDS = 30.0
+#: one of them to build each round's half sweeps (7×7: a quarter of its time, ~6 GB at the
+#: peak), so only the joins of the centre patterns are shared out. 6×6 and 5×10 (estimated
+#: 4 and 9 s; 5.8 s in this process, 6.3 s in two workers) stay in this process, 6×7
+#: (estimated 33 s; 16 s here, 13 s on 2 cores) and 7×7 use every core, as memory allows.
+TABLE_POOL_SECONDS = 20.0
 #: The join's time is measured and modelled for S up to this (the default table). Above it,
 #: from a shorter side of 5 and 30 unit squares on, a round can cost many times the one
 #: before it, in a way the estimate does not foresee (docs/matchsticks.md, *Estimates*);

@@ -190,7 +190,11 @@ TABLE_SATURATION = {1: 240, 6: 2.7e8, 7: 1.2e10}
 TABLE_STEP = {7: 5.2}
 #: Seconds per live entry of the first round's half sweep, per centre pattern and residue
 #: word, for building the groups and joining them (the join).
-JOIN_ENTRY_SECONDS = 3.5e-8
+JOIN_ENTRY_SECONDS = 2.2e-8
+#: Seconds per live entry and word of the table's half sweep, at each point of a column
+#: with that column's most live entries (problem 2's ``SWEEP_ENTRY_SECONDS`` counts each
+#: point's own entries).
+TABLE_SWEEP_ENTRY_SECONDS = 4e-8
 #: The rounds after the first: fewer S, smaller; together about half the first.
 LATER_ROUNDS = 0.5
 
@@ -261,7 +265,7 @@ def table_cost(h: int, w: int, wanted: list[int]) -> Cost:
     bound_bytes, bound_seconds = _bound_cost(h, w, slack)
     most = table_live(h, columns) * scale
     sweep = (h + 1) * (columns * SWEEP_STEP_SECONDS
-                       + SWEEP_ENTRY_SECONDS * per_entry * scale * _table_live_sum(h, columns))
+                       + TABLE_SWEEP_ENTRY_SECONDS * per_entry * scale * _table_live_sum(h, columns))
     join = JOIN_ENTRY_SECONDS * most * patterns * per_entry
     seconds = bound_seconds + prime_search_seconds(primes, 31) + (1 + LATER_ROUNDS) * (sweep + join)
     memory = bound_bytes + SWEEP_COPIES * entry_bytes(words, primes) * most
