@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import gpuqueens
+from gpuqueens import estimates
 from gpuqueens.problems.matchsticks import matchstick_counts, matchstick_table, matchsticks
 from gpuqueens.problems.matchsticks.grid import square_count, stick_count
 from gpuqueens.problems.matchsticks.sweep import count_exact
@@ -154,6 +155,26 @@ def test_table_squares_of_the_wrong_type_are_refused(squares):
 def test_table_bad_s_values_name_the_parameter(squares, error):
     with pytest.raises(error, match="each S in squares"):
         matchstick_table(2, 2, squares=squares, backend="cpu")
+
+
+@pytest.mark.parametrize("m,n,squares,message", [
+    # the grid is refused before its S values are read (this hung, building 10^17 of them)
+    (10**6, 10**6, range(10**17), "limited to a shorter side of 7"),
+    (8, 10**6, range(10**7), "limited to a shorter side of 7"),
+    # a range is checked by its ends, and refused when the list of its S values cannot fit
+    (7, 10**9, range(10**9), r"the list of the 1,000,000,000 S values asked needs about"),
+])
+def test_a_huge_request_of_s_values_is_refused_at_once(m, n, squares, message, monkeypatch):
+    monkeypatch.setattr(estimates, "available_memory", lambda: 16 * 2**30)
+    with pytest.raises(ValueError, match=message):
+        matchstick_table(m, n, squares=squares, backend="cpu")
+
+
+def test_a_range_of_s_values_is_the_same_request_as_its_list():
+    assert (matchstick_table(2, 3, squares=range(8, -1, -1), backend="cpu").rows
+            == matchstick_table(2, 3, squares=list(range(9)), backend="cpu").rows)
+    with pytest.raises(ValueError, match="S=9 is more than the 8 squares of a 2×3 grid"):
+        matchstick_table(2, 3, squares=range(10), backend="cpu")
 
 
 @pytest.mark.parametrize("call", [
