@@ -4,6 +4,7 @@ force, the seed's tables and an independent walk of thin grids."""
 import functools
 import math
 
+import numpy as np
 import pytest
 
 from gpuqueens.problems.matchsticks.bruteforce import brute_table, rs_histogram
@@ -191,3 +192,18 @@ def test_exact_counts_with_few_squares_lost_equal_the_sweep_without_that_pruning
                 for a, b, row in zip(s, r, counts) if a == squares and b == removed)
     assert pruned == plain > 0
     assert (40 - squares <= FEW_LOST) == (squares != 9)
+
+
+@pytest.mark.parametrize("h,w,squares,removed", [(2, 3, 4, 5), (3, 4, 7, 9), (3, 4, 30, 2)])
+def test_exact_thresholds_looked_up_per_entry_are_the_built_table(h, w, squares, removed):
+    from gpuqueens.problems.matchsticks.bounds import UnitSquareBound
+    from gpuqueens.problems.matchsticks.sweep import ExactThresholds, _thresholds
+
+    bound = UnitSquareBound(h, w, squares)
+    for p in range((h + 1) * (w + 1)):
+        after = bound.after(p)
+        table = _thresholds(after, None, squares, removed)
+        small, s = np.meshgrid(np.arange(table.shape[0]), np.arange(squares + 1), indexing="ij")
+        looked_up = ExactThresholds(after, squares, removed)[small.ravel(), s.ravel()]
+        # the table stops at -1; both are below any removals so far: the entry is cut
+        assert np.array_equal(np.maximum(looked_up, -1), table.ravel()), p

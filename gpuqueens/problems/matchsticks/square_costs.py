@@ -14,7 +14,7 @@ import numpy as np
 
 from ...backends import device_free_bytes
 from ...estimates import available_memory
-from .costs import Cost, amount, prime_count, prime_search_seconds
+from .costs import Cost, amount, log2_binomial, prime_count, prime_search_seconds
 from .grid import square_count, stick_count
 
 __all__ = ["exact_cost", "exact_join_cost", "table_cost", "top_cost", "table_live", "entry_bytes",
@@ -100,6 +100,23 @@ def entry_bytes(words: int, primes: int) -> int:
 EXACT_ENTRIES_PER_CELL = {1: 8, 2: 64, 3: 1200, 4: 40_000, 5: 150_000}
 
 
+def configurations(decided: float, low: float, high: float) -> float:
+    """At most how many ways to remove between ``low`` and ``high`` of ``decided`` sticks:
+    a bound on a sweep's live entries with R so far in that window, as each entry stands
+    for at least one such way ((high - low + 1) times the largest binomial in the window).
+
+    >>> [round(configurations(*args)) for args in [(162, 0, 1), (162, 161, 162), (10, 0, 10)]]
+    [324, 324, 2772]
+    """
+    d = int(decided)
+    low, high = max(0, math.floor(low)), min(d, math.ceil(high))   # the windows are estimates
+    if high < low:
+        return 1.0
+    middle = min(max(d // 2, low), high)       # the largest binomial in the window
+    bits = log2_binomial(d, middle)
+    return math.inf if bits > 1000 else (high - low + 1) * 2.0 ** bits
+
+
 def exact_cost(h: int, w: int, removed: int, squares: int) -> Cost:
     """Problem 2 (R and S exact) on an h×w grid by the whole-grid sweep (:mod:`.sweep`).
 
@@ -126,7 +143,7 @@ def exact_cost(h: int, w: int, removed: int, squares: int) -> Cost:
         low = max(0.0, removed - (sticks - decided), (passed - squares) / 2)
         high = min(removed, decided, removed - (ahead - squares) / 2)
         window = max(1.0, high - low + 1)
-        total += min(most, per_cell * (squares + 1) * window)
+        total += min(most, per_cell * (squares + 1) * window, configurations(decided, low, high))
     seconds = bound_seconds + prime_search_seconds(primes, 31) + points * (
         SWEEP_STEP_SECONDS + SWEEP_ENTRY_SECONDS * total / 257 * (words + 1 + primes))
     return Cost(f"counting the {h}×{w} grid by R = {removed} and S = {squares}",
@@ -139,6 +156,14 @@ EXACT_JOIN_ENTRIES_PER_R = {6: 6e5, 7: 2e6}
 #: Seconds per live entry of the half sweep and centre pattern: building the groups and
 #: pairing them (measured 2.8e-7 to 3.4e-6 on 6×6 and 7×7).
 EXACT_JOIN_ENTRY_SECONDS = 2e-6
+
+
+def _half_sticks(h: int, w: int) -> int:
+    """The sticks that the larger half sweep decides: those of its w//2 + 1 point columns
+    (the verticals on them and the horizontals between them) and the horizontals leaving the
+    last of them (a bound, whichever side the centre sticks are counted on)."""
+    columns = w // 2 + 1
+    return columns * h + columns * (h + 1)
 
 
 def exact_join_cost(h: int, w: int, removed: int, squares: int) -> Cost:
@@ -160,7 +185,10 @@ def exact_join_cost(h: int, w: int, removed: int, squares: int) -> Cost:
     high = min(removed, sticks / 2, removed - (half - squares) / 2)
     per_r = EXACT_JOIN_ENTRIES_PER_R.get(h, max(EXACT_JOIN_ENTRIES_PER_R.values()))
     widening = table_live(h, (w + 1) // 2) / table_live(h, (h + 1) // 2)
-    live = per_r * max(1.0, high - low + 1) * widening
+    # and never more than the ways to remove R so far from the sticks of the larger half
+    # (R = 1..3 on 6×12: hundreds of entries, where the growth gave 10^8)
+    live = min(per_r * max(1.0, high - low + 1) * widening,
+               configurations(_half_sticks(h, w), low, high))
     patterns = (2 ** h + 2 ** ((h + 1) // 2)) // 2      # one of each top-bottom mirror pair
     columns = w // 2 + 1
     sweep = (h + 1) * columns * (SWEEP_STEP_SECONDS + SWEEP_ENTRY_SECONDS * live
