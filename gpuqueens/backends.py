@@ -181,6 +181,7 @@ def resolve_backend(backend: str | None = "auto", *, here: bool = True) -> str:
     'cpu'
     """
     global _warned_fallback
+    source = "backend='gpu'" if backend is not None else f"{BACKEND_ENV}=gpu (no backend= given)"
     backend = requested_backend(backend)
     if backend == "cpu":
         return "cpu"
@@ -191,7 +192,7 @@ def resolve_backend(backend: str | None = "auto", *, here: bool = True) -> str:
         usable, reason = report.usable, report.reason
     if backend == "gpu":
         if not usable:
-            raise BackendUnavailableError(f"backend='gpu' was requested but {reason}")
+            raise BackendUnavailableError(f"{source} was requested but {reason}")
         return "gpu"
     if usable:
         return "gpu"

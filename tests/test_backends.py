@@ -39,8 +39,12 @@ def test_environment_variable_sets_the_default(no_gpu, monkeypatch):
     assert backends.resolve_backend(None) == "cpu"
     assert gpuqueens.nqueens(6).backend == "cpu"
     monkeypatch.setenv("GPUQUEENS_BACKEND", "gpu")
-    with pytest.raises(gpuqueens.BackendUnavailableError):
-        backends.resolve_backend(None)
+    # the error names the variable: the caller passed no backend
+    with pytest.raises(gpuqueens.BackendUnavailableError,
+                       match=r"GPUQUEENS_BACKEND=gpu \(no backend= given\) was requested but"):
+        gpuqueens.count(8)
+    with pytest.raises(gpuqueens.BackendUnavailableError, match="^backend='gpu' was requested"):
+        gpuqueens.count(8, backend="gpu")
     monkeypatch.setenv("GPUQUEENS_BACKEND", "quantum")
     with pytest.raises(ValueError, match="GPUQUEENS_BACKEND"):
         backends.resolve_backend(None)

@@ -268,3 +268,16 @@ def test_a_long_count_by_squares_still_warns_before_it_starts(monkeypatch):
     m, n = 1, 10**5
     with pytest.warns(gpuqueens.LongRunWarning), pytest.raises(Started):
         matchsticks(m, n, removed=stick_count(m, n) - 5, squares=0, backend="cpu")
+
+
+def test_a_table_is_looked_up_by_s():
+    table = matchstick_table(2, 2, squares=[0, 4, 5], backend="cpu")
+    assert (0 in table, np.int64(5) in table, 3 in table, True in table, "0" in table) == (
+        True, True, False, False, False)
+    assert table[np.int64(0)] == (4, 4) and (0, 4, 4) in table.rows
+    with pytest.raises(TypeError, match="S must be an integer, not str"):
+        table["0"]
+    with pytest.raises(TypeError, match="S must be an integer, not bool"):
+        table[True]
+    with pytest.raises(KeyError, match="S=3 was not computed"):
+        table[3]

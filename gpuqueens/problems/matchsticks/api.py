@@ -87,8 +87,8 @@ class MatchstickTable:
     >>> table = matchstick_table(2, 2, squares=[0, 4, 5], backend="cpu")
     >>> table.rows
     ((0, 4, 4), (4, None, 0), (5, 0, 1))
-    >>> table[0], table.backend
-    ((4, 4), 'cpu')
+    >>> table[0], table.backend, 4 in table, 3 in table
+    ((4, 4), 'cpu', True, False)
     >>> print(table)
     2×2 grid (12 sticks, 5 squares)
      S  fewest R  ways
@@ -103,10 +103,18 @@ class MatchstickTable:
     backend: str = "cpu"
 
     def __getitem__(self, squares: int) -> tuple[int | None, int]:
+        squares = check_int("S", squares)   # a string or a bool is not an S
         for s, r, count in self.rows:
             if s == squares:
                 return r, count
         raise KeyError(f"S={squares} was not computed for this table")
+
+    def __contains__(self, squares: object) -> bool:
+        """Whether the table has a row for S (as ``table[S]`` then answers); a row itself
+        is looked up in ``table.rows``."""
+        if isinstance(squares, bool) or not isinstance(squares, numbers.Integral):
+            return False
+        return any(s == squares for s, _, _ in self.rows)
 
     def __iter__(self) -> Iterator[tuple[int, int | None, int]]:
         return iter(self.rows)
