@@ -110,7 +110,8 @@ def blas_on_one_thread() -> Iterator[None]:
     The matchstick joins multiply in chunks of 2^18 pairs, too small for BLAS threads to
     gain, and while another process keeps a core busy those threads wait by spinning: the
     6×6 table in this process took 14.8 s (14.5 s of CPU) with two BLAS threads against 3.1
-    s with one, on 2 cores beside one busy process (2026-11-25). Blocks in several threads
+    s with one, on 2 cores beside one busy process (2026-11-25); on 2 idle cores two threads
+    gain a little (3.5 s against 4.0 s), which is not worth the risk. Blocks in several threads
     at once share one limit, and the first setting comes back when the last one leaves
     (OpenBLAS 0.3.31 ignores a change made outside the main thread once the main thread has
     made one: the limit is sure in the main thread only).

@@ -53,9 +53,10 @@ DEFAULT_SQUARES = range(15)
 #: A table expected to take at least this many seconds (:func:`.square_costs.table_cost`) is long
 #: enough to gain from worker processes: each starts in ~0.3 s, and the processes wait for
 #: one of them to build each round's half sweeps (7×7: a quarter of its time, ~6 GB at the
-#: peak), so only the joins of the centre patterns are shared out. 6×6 and 5×10 (estimated
-#: 4 and 9 s; 5.8 s in this process, 6.3 s in two workers) stay in this process, 6×7
-#: (estimated 33 s; 16 s here, 13 s on 2 cores) and 7×7 use every core, as memory allows.
+#: peak), so only the joins of the centre patterns are shared out. 6×7 (estimated 33 s; 16 s
+#: here, 13 s on 2 cores) and 7×7 use every core, as memory allows. 6×6 and 5×10 (estimated
+#: 4 and 9 s) would gain too on 2 idle cores (3.4 s to 3.0 s, 7.1 s to 5.6 s), but the
+#: estimate of a table by the top sweep alone is too high to go lower (4×4: 7 s for 0.06 s).
 TABLE_POOL_SECONDS = 20.0
 #: The join's time is measured and modelled for S up to this (the default table). Above it,
 #: from a shorter side of 5 and 30 unit squares on, a round can cost many times the one
