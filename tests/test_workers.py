@@ -312,45 +312,43 @@ def _blas_threads() -> int:
     return worker_tasks.blas_threads_here(None)[0]
 
 
-def test_blas_on_one_thread_limits_the_block_and_restores_the_setting_after():
+@pytest.fixture
+def two_blas_threads():
+    """This process's BLAS on two threads for the test, then as it was; the thread count."""
     from threadpoolctl import threadpool_limits
 
+    with threadpool_limits(limits=2, user_api="blas"):
+        if _blas_threads() < 2:
+            pytest.skip("BLAS here has one thread only")
+        yield _blas_threads()
+
+
+def test_blas_on_one_thread_limits_the_block_and_restores_the_setting_after(two_blas_threads):
     from gpuqueens.worker_setup import blas_on_one_thread
 
-    with threadpool_limits(limits=2, user_api="blas"):
-        before = _blas_threads()
-        if before < 2:
-            pytest.skip("BLAS here has one thread only")
-        with blas_on_one_thread():
+    with blas_on_one_thread():
+        assert _blas_threads() == 1
+        with blas_on_one_thread():          # nested: still one, and the outer block too
             assert _blas_threads() == 1
-            with blas_on_one_thread():      # nested: still one, and the outer block too
-                assert _blas_threads() == 1
-            assert _blas_threads() == 1
-        assert _blas_threads() == before
+        assert _blas_threads() == 1
+    assert _blas_threads() == two_blas_threads
 
 
-def test_blas_on_one_thread_in_several_threads_restores_when_the_last_one_leaves():
+def test_blas_on_one_thread_in_several_threads_restores_when_the_last_one_leaves(two_blas_threads):
     import threading
 
-    from threadpoolctl import threadpool_limits
-
     from gpuqueens.worker_setup import blas_on_one_thread
 
-    with threadpool_limits(limits=2, user_api="blas"):
-        before = _blas_threads()
-        if before < 2:
-            pytest.skip("BLAS here has one thread only")
-
-        def enter_and_leave():
-            with blas_on_one_thread():
-                pass
-
+    def enter_and_leave():
         with blas_on_one_thread():
-            other = threading.Thread(target=enter_and_leave)
-            other.start()
-            other.join(timeout=60)
-            assert _blas_threads() == 1     # the other thread left first: still one
-        assert _blas_threads() == before
+            pass
+
+    with blas_on_one_thread():
+        other = threading.Thread(target=enter_and_leave)
+        other.start()
+        other.join(timeout=60)
+        assert _blas_threads() == 1         # the other thread left first: still one
+    assert _blas_threads() == two_blas_threads
 
 
 @pytest.mark.skipif(not hasattr(os, "confstr") or "glibc" not in (os.confstr("CS_GNU_LIBC_VERSION") or "")
