@@ -20,8 +20,9 @@ A round at level K finds every configuration with S + 2R <= K (R <= (K-S)//2). T
 are sorted by score, so the pairs with score_a + score_b <= K form a staircase, covered by
 row strata and column prefixes (:mod:`.pair_blocks`); hits (value <= K) are few and
 decoded exactly, and only those at or below the fewest R a pattern has found so far for
-their S have their counts multiplied. When the least S asked is above 0, most pairs under a high level have
-fewer squares and more removals than any S asked can use: the blocks then skip the pairs
+their S have their counts multiplied. When the least S asked is above 0, most pairs under
+a high level have fewer squares and more removals than any S asked can use: the blocks
+then skip the pairs
 that cannot reach that least S within the largest cap
 (:func:`.pair_blocks.reaching_blocks`), and a second product per chunk
 (popcount(X_a & X_b) + s'_a + s'_b, no penalty) gives S itself, so that a hit needs

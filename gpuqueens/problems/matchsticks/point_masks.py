@@ -47,8 +47,9 @@ class PointMasks:
     ``keep[w]``, ``open[w]``: key word w after the point, for a right stick present, is
     ``word & keep[w][index] | open[w][index]``; for a right stick missing, ``word & clear[w]``
     (one value: no square with bottom row i stays open). ``close[w]``: the bits whose set
-    count is the squares closed. A table or value that would change nothing is ``None``. ``valid[index]``: bit ``2·right + down``
-    set when that branch leaves no grid point with exactly one stick.
+    count is the squares closed. A table or value that would change nothing is ``None``.
+    ``valid[index]``: bit ``2·right + down`` set when that branch leaves no grid point with
+    exactly one stick.
     """
 
     i: int
@@ -72,7 +73,9 @@ class PointMasks:
         """The same tables as arrays of module ``xp`` (CuPy: on the current device)."""
         if xp is np:
             return self
-        move = lambda tables: tuple(None if a is None else xp.asarray(a) for a in tables)  # noqa: E731
+        def move(tables):
+            return tuple(None if a is None else xp.asarray(a) for a in tables)
+
         return PointMasks(self.i, self.t_shift, self.t_mask, move(self.keep), move(self.open),
                           move(self.close), self.clear, xp.asarray(self.valid))
 

@@ -292,8 +292,9 @@ def table_cost(h: int, w: int, wanted: list[int]) -> Cost:
     patterns = (2 ** h + 2 ** ((h + 1) // 2)) // 2      # one of each top-bottom mirror pair
     bound_bytes, bound_seconds = _bound_cost(h, w, slack)
     most = table_live(h, columns) * scale
+    live_sum = _table_live_sum(h, columns)
     sweep = (h + 1) * (columns * SWEEP_STEP_SECONDS
-                       + TABLE_SWEEP_ENTRY_SECONDS * per_entry * scale * _table_live_sum(h, columns))
+                       + TABLE_SWEEP_ENTRY_SECONDS * per_entry * scale * live_sum)
     join = JOIN_ENTRY_SECONDS * most * patterns * per_entry
     seconds = bound_seconds + prime_search_seconds(primes, 31) + (1 + LATER_ROUNDS) * (sweep + join)
     memory = bound_bytes + SWEEP_COPIES * entry_bytes(words, primes) * most

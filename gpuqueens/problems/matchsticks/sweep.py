@@ -142,7 +142,8 @@ def _thresholds(fewest_after: np.ndarray, caps: dict[int, int] | None, max_squar
 
     ``fewest_after[σ, X]`` is the fewest future removals completing at most X unit squares.
     Table mode: ``max over S' >= s of caps[S'] - fewest_after[σ, S' - s]``; exact mode: the
-    same with the single target (S, R).
+    same with the single target (S, R), which the sweep looks up per entry instead
+    (:class:`ExactThresholds`; the tests compare the two).
     """
     # An unreachable state holds E + 1, more than any cap: its threshold is negative.
     fewest = fewest_after.astype(np.int64)
@@ -196,9 +197,8 @@ def step_point(layout: KeyLayout, state: State, i: int, j: int, *, bound: UnitSq
     pieces, found = [], 0
     # once per point, for every slice: the bound's thresholds and the point's tables
     after = bound.after(j * (layout.h + 1) + i)
-    threshold = (ExactThresholds(after, max_squares, max_removed, xp) if caps is None and
-                 max_removed is not None else
-                 xp.asarray(_thresholds(after, caps, max_squares, max_removed)))
+    threshold = (xp.asarray(_thresholds(after, caps, max_squares, None)) if max_removed is None
+                 else ExactThresholds(after, max_squares, max_removed, xp))
     masks = point_masks(layout, i, j).on(xp)
     for a in range(0, len(removed), SUCCESSOR_SLICE):
         pieces.append(_successors(layout, [word[a:a + SUCCESSOR_SLICE] for word in keys],
