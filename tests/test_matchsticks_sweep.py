@@ -194,16 +194,28 @@ def test_exact_counts_with_few_squares_lost_equal_the_sweep_without_that_pruning
     assert (40 - squares <= FEW_LOST) == (squares != 9)
 
 
-@pytest.mark.parametrize("h,w,squares,removed", [(2, 3, 4, 5), (3, 4, 7, 9), (3, 4, 30, 2)])
-def test_exact_thresholds_looked_up_per_entry_are_the_built_table(h, w, squares, removed):
+@pytest.mark.parametrize("h,w,max_squares,targets", [
+    (2, 3, 4, {4: 5}), (3, 4, 7, {7: 9}), (3, 4, 30, {30: 2}),      # exact mode: one target
+    (3, 4, 9, {0: 6, 3: 5, 4: 4, 9: 3}), (3, 3, 14, {2: 7, 14: 0}),   # table mode: the caps
+    (2, 2, 3, {})])
+def test_thresholds_looked_up_per_entry_are_the_built_table(h, w, max_squares, targets):
     from gpuqueens.problems.matchsticks.bounds import UnitSquareBound
-    from gpuqueens.problems.matchsticks.sweep import ExactThresholds, _thresholds
+    from gpuqueens.problems.matchsticks.sweep import EntryThresholds, _thresholds
 
-    bound = UnitSquareBound(h, w, squares)
+    bound = UnitSquareBound(h, w, max_squares)
     for p in range((h + 1) * (w + 1)):
         after = bound.after(p)
-        table = _thresholds(after, None, squares, removed)
-        small, s = np.meshgrid(np.arange(table.shape[0]), np.arange(squares + 1), indexing="ij")
-        looked_up = ExactThresholds(after, squares, removed)[small.ravel(), s.ravel()]
+        table = _thresholds(after, targets, max_squares)
+        small, s = np.meshgrid(np.arange(table.shape[0]), np.arange(max_squares + 1),
+                               indexing="ij")
+        looked_up = EntryThresholds(after, targets)[small.ravel(), s.ravel()]
         # the table stops at -1; both are below any removals so far: the entry is cut
         assert np.array_equal(np.maximum(looked_up, -1), table.ravel()), p
+
+
+def test_a_point_step_looks_thresholds_up_per_entry_only_where_that_costs_less():
+    from gpuqueens.problems.matchsticks.sweep import EntryThresholds, thresholds
+
+    after = np.zeros((64, 11), dtype=np.uint8)
+    assert isinstance(thresholds(after, {10: 3}, 10, entries=700), EntryThresholds)
+    assert isinstance(thresholds(after, {10: 3, 9: 4}, 10, entries=700), np.ndarray)

@@ -136,19 +136,19 @@ def successor_limit(limit: int, words: int, primes: int, copies: int,
     return max(1, most)
 
 
-def _thresholds(fewest_after: np.ndarray, caps: dict[int, int] | None, max_squares: int,
-                max_removed: int | None) -> np.ndarray:
-    """``T[σ, s]``: the most removals so far that can still end within a cap.
+def _thresholds(fewest_after: np.ndarray, targets: dict[int, int],
+                max_squares: int) -> np.ndarray:
+    """``T[σ, s]``: the most removals so far that can still end within a cap, built for
+    every state σ and squares so far s <= ``max_squares``.
 
-    ``fewest_after[σ, X]`` is the fewest future removals completing at most X unit squares.
-    Table mode: ``max over S' >= s of caps[S'] - fewest_after[σ, S' - s]``; exact mode: the
-    same with the single target (S, R), which the sweep looks up per entry instead
-    (:class:`ExactThresholds`; the tests compare the two).
+    ``fewest_after[σ, X]`` is the fewest future removals completing at most X unit squares;
+    ``targets`` maps each S still open to its cap (exact mode: the one S to its R).
+    ``T[σ, s] = max over S' >= s of targets[S'] - fewest_after[σ, S' - s]`` (-1 where no
+    S' >= s: below any removals so far, the entry is cut).
     """
     # An unreachable state holds E + 1, more than any cap: its threshold is negative.
     fewest = fewest_after.astype(np.int64)
     slack_top = fewest.shape[1] - 1
-    targets = {max_squares: max_removed} if caps is None else caps
     out = np.full((fewest.shape[0], max_squares + 1), -1, dtype=np.int64)
     for target, cap in targets.items():
         slack = np.minimum(target - np.arange(target + 1), slack_top)
@@ -156,21 +156,38 @@ def _thresholds(fewest_after: np.ndarray, caps: dict[int, int] | None, max_squar
     return out
 
 
-class ExactThresholds:
-    """:func:`_thresholds` of exact mode (one target: S and R), looked up per entry instead
-    of built: ``T[σ, s] = R - fewest_after[σ, min(S - s, slack)]``. The table has S + 1
-    columns per state, which cost more than the entries where R is small and S large
-    (5×60 with R = 1, S = 876: 21 s of a 31 s count went to building the tables)."""
+class EntryThresholds:
+    """:func:`_thresholds` looked up per entry instead of built: where the entries times
+    the targets are fewer than the table's cells, which have S + 1 columns per state and
+    cost more than the entries where few sticks are removed and S is large (5×60 with
+    R = 1, S = 876: 21 s of a 31 s count went to building the tables; the table's 7×7 for
+    S = 100, cap 1: 3.5 s of thresholds for 57 entries)."""
 
-    def __init__(self, fewest_after, max_squares: int, max_removed: int, xp=np):
+    def __init__(self, fewest_after, targets: dict[int, int], xp=np):
         self.fewest = xp.asarray(fewest_after)
-        self.max_squares, self.max_removed, self.xp = max_squares, max_removed, xp
+        self.targets, self.xp = dict(targets), xp
 
     def __getitem__(self, index):
         small, s_index = index
         xp = self.xp
-        slack = xp.minimum(self.max_squares - s_index, self.fewest.shape[1] - 1)
-        return self.max_removed - self.fewest[small, slack].astype(np.int64)
+        top = self.fewest.shape[1] - 1
+        out = None
+        for target, cap in self.targets.items():
+            slack = xp.clip(target - s_index, 0, top)
+            value = cap - self.fewest[small, slack].astype(np.int64)
+            value = xp.where(s_index <= target, value, -1)    # no S' >= s: cut
+            out = value if out is None else xp.maximum(out, value)
+        return out if out is not None else xp.full(small.shape, -1, dtype=np.int64)
+
+
+def thresholds(fewest_after: np.ndarray, targets: dict[int, int], max_squares: int,
+               entries: int, xp=np):
+    """The thresholds ``T[σ, s]`` of a point step over ``entries`` entries: the table of
+    :func:`_thresholds`, or :class:`EntryThresholds` where looking each entry up per target
+    costs less than the table's cells (the tests compare the two)."""
+    if entries * len(targets) < fewest_after.shape[0] * (max_squares + 1):
+        return EntryThresholds(fewest_after, targets, xp)
+    return xp.asarray(_thresholds(fewest_after, targets, max_squares))
 
 
 #: A sweep's entries: key words, sticks removed (fewest, in table mode) and residues.
@@ -197,8 +214,8 @@ def step_point(layout: KeyLayout, state: State, i: int, j: int, *, bound: UnitSq
     pieces, found = [], 0
     # once per point, for every slice: the bound's thresholds and the point's tables
     after = bound.after(j * (layout.h + 1) + i)
-    threshold = (xp.asarray(_thresholds(after, caps, max_squares, None)) if max_removed is None
-                 else ExactThresholds(after, max_squares, max_removed, xp))
+    targets = caps if max_removed is None else {max_squares: max_removed}
+    threshold = thresholds(after, targets, max_squares, len(removed), xp)
     masks = point_masks(layout, i, j).on(xp)
     for a in range(0, len(removed), SUCCESSOR_SLICE):
         pieces.append(_successors(layout, [word[a:a + SUCCESSOR_SLICE] for word in keys],
@@ -256,7 +273,7 @@ def _successors(layout: KeyLayout, keys: list, removed, i: int, j: int, *,
     """The entries after point (i, j), before equal keys merge: ``(keys, removed, rows)``,
     ``rows[k] - first`` the entry of ``keys`` it comes from (branches right = 0, 1 and
     within each down = 0, 1 one after the other, each in the entries' order).
-    ``threshold``: :func:`_thresholds` after this point; ``masks``: the point's tables
+    ``threshold``: :func:`thresholds` after this point; ``masks``: the point's tables
     (:func:`.point_masks.point_masks`) on module ``xp``."""
     h, w = layout.h, layout.w
     table_mode = max_removed is None
