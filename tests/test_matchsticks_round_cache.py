@@ -17,7 +17,8 @@ def _counting_cache():
         built.append(key)
         return {"key": key}
 
-    return RoundCache(build, lambda: forgotten.append(len(built))), built, forgotten
+    return RoundCache(build, lambda replaced: forgotten.append((len(built), replaced))), \
+        built, forgotten
 
 
 def _wait_until(condition, seconds=5.0):
@@ -34,11 +35,12 @@ def test_one_build_per_round_and_the_next_round_replaces_it():
             assert rnd == {"key": (4, 5)}
     with cache.using(5, 5):
         pass
-    assert built == [(4, 5), (5, 5)] and forgotten == [1]   # the old round went first
+    # the old round went first, replaced by the next
+    assert built == [(4, 5), (5, 5)] and forgotten == [(1, True)]
     cache.clear()
-    assert not cache.held and forgotten == [1, 2]
+    assert not cache.held and forgotten == [(1, True), (2, False)]
     cache.clear()                                             # nothing held: nothing to free
-    assert forgotten == [1, 2]
+    assert forgotten == [(1, True), (2, False)]
 
 
 def test_threads_share_one_build():
@@ -66,7 +68,7 @@ def test_an_idle_round_is_forgotten_but_not_while_a_unit_uses_it(monkeypatch):
     with cache.using(1):
         time.sleep(0.2)
         assert cache.held                      # in use: kept however long the unit takes
-    assert _wait_until(lambda: not cache.held) and forgotten == [1]
+    assert _wait_until(lambda: not cache.held) and forgotten == [(1, False)]
     with cache.using(1):                       # used again later: built again
         pass
     assert built == [(1,), (1,)]
@@ -115,6 +117,24 @@ def test_the_table_and_problem_2_forget_their_round_when_they_end():
     assert not table._rounds.held
     gpuqueens.matchsticks(6, 6, removed=19, squares=0, backend="cpu")
     assert not exact_join._rounds.held
+
+
+def test_the_rounds_of_a_table_share_one_unit_square_bound_which_goes_when_it_ends(monkeypatch):
+    # every round of a table asks for the same bound: the next round keeps it (7×7 with
+    # S = 100 rebuilt its tables in 2.7 s in each of its four rounds)
+    import gpuqueens
+    from gpuqueens.problems.matchsticks import bounds
+
+    built, rounds = [], []
+    real_bound, real_prepare = bounds.UnitSquareBound, table.prepare_round
+    monkeypatch.setattr(bounds, "UnitSquareBound",
+                        lambda *args: built.append(args) or real_bound(*args))
+    monkeypatch.setattr(table, "prepare_round",
+                        lambda *args, **kw: rounds.append(args[2]) or real_prepare(*args, **kw))
+    bounds.unit_square_bound.cache_clear()
+    gpuqueens.matchstick_table(4, 8, [35], backend="cpu", workers=1)    # 35 of 70 lost: joined
+    assert len(rounds) > 2 and built == [(4, 8, 35)]
+    assert bounds.unit_square_bound.cache_info().currsize == 0
 
 
 def test_a_timer_that_fires_as_a_unit_comes_does_not_drop_the_round(monkeypatch):

@@ -35,10 +35,12 @@ IDLE_SECONDS = 60.0
 
 
 class RoundCache:
-    """The one round ``build(*key)`` of this process; ``forget`` runs when it is dropped
-    (to free what the round left elsewhere, such as its arrays on the GPU)."""
+    """The one round ``build(*key)`` of this process; ``forget(replaced)`` runs when it is
+    dropped (to free what the round left elsewhere, such as its arrays on the GPU), with
+    ``replaced`` true when the next round of the same count takes its place."""
 
-    def __init__(self, build: Callable[..., Any], forget: Callable[[], None] | None = None):
+    def __init__(self, build: Callable[..., Any],
+                 forget: Callable[[bool], None] | None = None):
         self._build = build
         self._forget = forget
         self._lock = threading.Lock()   # threads of one process share one copy of the round
@@ -64,7 +66,7 @@ class RoundCache:
             self._cancel_timer()
             try:
                 if self._key != (key, store):
-                    self._drop()                 # free the old round before building the new
+                    self._drop(replaced=True)    # free the old round before building the new
                     build = functools.partial(self._build, *key)
                     self._round = build() if store is None else RoundStore(store).shared(key, build)
                     self._key = (key, store)
@@ -94,11 +96,11 @@ class RoundCache:
                 self._timer = None
                 self._drop()
 
-    def _drop(self) -> None:
+    def _drop(self, replaced: bool = False) -> None:
         had = self._key is not None
         self._key = self._round = None
         if had and self._forget is not None:
-            self._forget()
+            self._forget(replaced)
 
     def _cancel_timer(self) -> None:
         if self._timer is not None:
@@ -106,10 +108,12 @@ class RoundCache:
             self._timer = None
 
 
-def forget_join_leftovers() -> None:
-    """Free what a round of the centre join leaves beside its parts: the unit-square
-    bound's tables and the parts kept on the GPU."""
+def forget_join_leftovers(replaced: bool = False) -> None:
+    """Free what a round of the centre join leaves beside its parts: the parts kept on the
+    GPU, and the unit-square bound's tables unless the next round ``replaced`` it (every
+    round of a table shares them: 7×7 with S = 100 rebuilt them in 2.7 s a round)."""
     from .gpu_join import release_device_sides  # NumPy only until a device is asked for
 
-    unit_square_bound.cache_clear()
+    if not replaced:
+        unit_square_bound.cache_clear()
     release_device_sides()
