@@ -8,6 +8,7 @@ import pickle
 import sqlite3
 
 import pytest
+from few_removed import few_removed
 from seed_tables import SEED_4X4, SEED_5X5, SEED_6X6
 
 import gpuqueens
@@ -25,6 +26,21 @@ def test_join_matches_brute_force(m, n):
     everything = range(square_count(m, n) + 2)
     h, w = min(m, n), max(m, n)
     assert table_rows(h, w, everything) == brute_table(m, n, everything)
+
+
+@pytest.mark.slow
+def test_a_row_far_up_in_s_is_answered_not_refused(monkeypatch):
+    # S = 100 of the 7×7 grid's 140 squares: the memory model scaled by the largest S asked
+    # (65.5 GiB) and refused it, but no removal bound holds from S = 49 up, and its rounds
+    # climb R from 0 to 3 with at most 23,313 live entries (4 s, 0.3 GB)
+    from gpuqueens import estimates
+
+    monkeypatch.setattr(estimates, "available_memory", lambda: 16 * 2**30)
+    ways = [few_removed(7, 7, r).get(100, 0) for r in range(4)]
+    assert ways[:3] == [0, 0, 0] and ways[3] > 0
+    with pytest.warns(gpuqueens.LongRunWarning, match="estimated for S <= 14 only"):
+        found = gpuqueens.matchstick_table(7, 7, [100], backend="cpu", workers=1)
+    assert found.rows == ((100, 3, ways[3]),)
 
 
 @pytest.mark.parametrize("m,n", [(3, 4), (3, 5), (3, 6), (3, 7), (4, 5), (4, 6)])

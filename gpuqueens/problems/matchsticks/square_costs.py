@@ -278,28 +278,56 @@ def table_cost(h: int, w: int, wanted: list[int]) -> Cost:
     Per round: the unit-square bound (once), the half sweep over ceil(w/2) point columns
     (its live entries per column from ``TABLE_LIVE``, scaled by the S values asked), and
     the join of each centre pattern (proportional to the live entries); later rounds add
-    ``LATER_ROUNDS`` of the first. Memory: the live entries of the widest column with their
-    copies, and the bound. The table's R stays near a quarter of the sticks, which sets the
-    primes.
+    ``LATER_ROUNDS`` of the first. An S of at least the h·w unit squares has no removal
+    bound: its first round caps R at 1 or 0, and its live entries are at most the ways to
+    remove one stick (:func:`table_first_live`); the rounds that climb from there to its
+    fewest R are not foreseen (7×7, S = 80: R = 5, 2·10^6 live entries in its last round).
+    Memory: the live entries of the widest column with their copies, and the bound. The
+    table's R stays near a quarter of the sticks, which sets the primes.
+
+    >>> table_cost(7, 7, [100]).memory < 2**30 < table_cost(7, 7, range(15)).memory
+    True
     """
     sticks = stick_count(h, w)
     columns = (w + 1) // 2
     slack = max(wanted)
-    scale = (slack + 1) / 15          # the measurements asked S = 0..14
     primes = prime_count(sticks, sticks // 4, 31)
     words = _key_words(h, w, slack, None)
     per_entry = words + 1 + primes
     patterns = (2 ** h + 2 ** ((h + 1) // 2)) // 2      # one of each top-bottom mirror pair
     bound_bytes, bound_seconds = _bound_cost(h, w, slack)
-    most = table_live(h, columns) * scale
-    live_sum = _table_live_sum(h, columns)
-    sweep = (h + 1) * (columns * SWEEP_STEP_SECONDS
-                       + TABLE_SWEEP_ENTRY_SECONDS * per_entry * scale * live_sum)
+    most, sweep = 0.0, columns * SWEEP_STEP_SECONDS
+    for live, live_sum in table_first_live(h, w, wanted):
+        most = max(most, live)
+        sweep += TABLE_SWEEP_ENTRY_SECONDS * per_entry * live_sum
+    sweep *= h + 1
     join = JOIN_ENTRY_SECONDS * most * patterns * per_entry
     seconds = bound_seconds + prime_search_seconds(primes, 31) + (1 + LATER_ROUNDS) * (sweep + join)
     memory = bound_bytes + SWEEP_COPIES * entry_bytes(words, primes) * most
     return Cost(f"the {h}×{w} puzzle table ({amount(most)} live entries in its half sweeps)",
                 memory, seconds, primes)
+
+
+def table_first_live(h: int, w: int, wanted: list[int]) -> list[tuple[float, float]]:
+    """The table's first rounds: ``(most live entries, their sum over the point columns)``
+    of the half sweeps, for the S below h·w (``TABLE_LIVE`` times (largest S + 1) / 15,
+    measured for S = 0..14) and for the S of at least h·w, whose first round caps R at 1
+    or 0: then at most one entry per way to remove up to one stick of the larger half
+    (7×7, S = 100: 57 live entries at cap 1; 1476, 23313, 2·10^5, 2·10^6 at caps 2 to 5).
+
+    >>> table_first_live(7, 7, [100])
+    [(61.0, 244.0)]
+    """
+    columns = (w + 1) // 2
+    below = [q for q in wanted if q < h * w]
+    first = []
+    if below:
+        scale = (max(below) + 1) / 15          # the measurements asked S = 0..14
+        first.append((table_live(h, columns) * scale, _table_live_sum(h, columns) * scale))
+    if len(below) < len(wanted):
+        most = 1.0 + _half_sticks(h, w)       # none removed, or one of its sticks
+        first.append((most, most * columns))
+    return first
 
 
 # -- the top sweep of the table (top_rows.py) ----------------------------------------------
