@@ -332,32 +332,44 @@ def table_first_live(h: int, w: int, wanted: list[int]) -> list[tuple[float, flo
 
 # -- the top sweep of the table (top_rows.py) ----------------------------------------------
 
-#: Its most live entries with ``TOP_LOST`` squares lost, and their growth per square lost:
-#: 5×5, the most among 4×4, 5×5, 5×8, 6×6, 7×7 and 7×10 (2.4·10^6 at 30, 5.5·10^5 at 25;
-#: 6×6 1.3·10^6 and 7×7 4.4·10^5 at 30), and 6.9 s on one core at 30.
-TOP_LIVE = 2.4e6
+#: Its most live entries with ``TOP_LOST`` squares lost, per shorter side: the most at any
+#: width measured (one core, 2026-11-25). Up to h = 4 they stop growing with the width (1×30
+#: 317, 1×100 331; 2×20 and 2×50 2594; 3×8, 3×12 and 3×30 34,113; 4×8 to 4×30 476,878) and
+#: with the squares lost (4×4: 9.0·10^4 at 20, 1.5·10^5 at 30); from 5 on the square grid
+#: has the most (5×5 2.4·10^6, 5×6 1.3·10^6, 5×7 6.1·10^5; 6×6 1.3·10^6, 6×7 5.2·10^5;
+#: 7×7 4.4·10^5, 7×8 2.0·10^5), and they grow ``TOP_GROWTH``-fold per square lost.
+TOP_LIVE = {1: 340, 2: 2_600, 3: 34_200, 4: 480_000, 5: 2.4e6, 6: 1.3e6, 7: 4.4e5}
 TOP_LOST = 30
 TOP_GROWTH = 1.35
-#: Seconds per live entry at the widest column (the sum over all points is ~6 times it).
-TOP_ENTRY_SECONDS = 2.9e-6
+TOP_GROWTH_FROM_SIDE = 5
+#: Seconds per point step, and per live entry (at their most) and point: 0.8–1.7·10^-7
+#: measured on 1×100, 2×50, 3×30, 4×4, 4×12, 4×30, 5×5 to 5×7, 6×7 and 7×8.
+TOP_STEP_SECONDS = 1e-3
+TOP_ENTRY_SECONDS = 1.5e-7
 
 
 def top_cost(h: int, w: int, lost: int) -> Cost:
     """The table's top sweep (:mod:`.top_rows`) for the S that lose at most ``lost`` of the
-    grid's squares: an upper estimate from the grid with the most entries measured.
+    grid's squares: an upper estimate from the grid of that shorter side with the most
+    entries measured.
 
-    >>> round(top_cost(5, 5, 30).seconds), top_cost(5, 5, 20).seconds < 0.5
-    (7, True)
+    >>> round(top_cost(5, 5, 30).seconds), round(top_cost(5, 5, 20).seconds, 1)  # 7.6, 0.2 s
+    (13, 0.7)
+    >>> round(top_cost(4, 4, 30).seconds, 1), round(top_cost(3, 30, 30).seconds, 1)  # 0.3, 0.8 s
+    (1.8, 0.8)
     """
     sticks = stick_count(h, w)
+    most = TOP_LIVE[min(h, max(TOP_LIVE))]
+    if h >= TOP_GROWTH_FROM_SIDE:
+        most *= TOP_GROWTH ** (lost - TOP_LOST)
     # at a point its kept entries' squares so far lie within ``lost`` of the most that can
     # have closed there, so a key's other fields bound them too (thin grids: a few hundred)
     other_bits = h + 1 + max(1, h.bit_length()) + sum(
         min(u, w - u + 1) for u in range(1, h + 1) for _ in range(h - u + 1))
-    most = min(TOP_LIVE * TOP_GROWTH ** (lost - TOP_LOST), 2.0 ** other_bits * (lost + 1))
+    most = min(most, 2.0 ** other_bits * (lost + 1))
     primes = prime_count(sticks, None, 31)
     words = _key_words(h, w, square_count(h, w), None)
     points = (h + 1) * (w + 1)
     return Cost(f"the {h}×{w} puzzle table's rows with at most {lost} squares lost",
                 SWEEP_COPIES * entry_bytes(words, primes) * most,
-                TOP_ENTRY_SECONDS * most * max(1.0, points / 36), primes)   # 5×5: 36 points
+                points * (TOP_STEP_SECONDS + TOP_ENTRY_SECONDS * most), primes)
