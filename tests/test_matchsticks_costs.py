@@ -242,3 +242,22 @@ def test_a_join_within_its_model_or_on_a_small_grid_is_not_announced(machine, mo
         warnings.simplefilter("error", gpuqueens.LongRunWarning)
         with pytest.raises(KeyboardInterrupt):
             gpuqueens.matchstick_table(m, n, squares, backend="cpu", workers=1)
+
+
+@pytest.mark.parametrize("m,n", [(1, 1), (1, 5), (2, 2), (2, 7), (3, 3), (3, 8), (4, 4),
+                                 (5, 9), (6, 6), (7, 7), (7, 20)])
+def test_least_removals_divide_by_the_most_squares_one_stick_is_a_side_of(m, n):
+    from collections import Counter
+
+    from gpuqueens.problems.matchsticks.square_costs import least_removals
+
+    sides = Counter()
+    for k in range(1, min(m, n) + 1):
+        for r in range(m - k + 1):
+            for c in range(n - k + 1):
+                for t in range(k):
+                    sides.update([("h", r, c + t), ("h", r + k, c + t),
+                                  ("v", r + t, c), ("v", r + t, c + k)])
+    most = max(sides.values())
+    assert [least_removals(m, n, lost) for lost in (0, 1, most, most + 1, 3 * most)] \
+        == [0, 1, 1, 2, 3]

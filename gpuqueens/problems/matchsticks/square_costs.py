@@ -278,12 +278,12 @@ def table_cost(h: int, w: int, wanted: list[int]) -> Cost:
     Per round: the unit-square bound (once), the half sweep over ceil(w/2) point columns
     (its live entries per column from ``TABLE_LIVE``, scaled by the S values asked), and
     the join of each centre pattern (proportional to the live entries); later rounds add
-    ``LATER_ROUNDS`` of the first. An S of at least the h·w unit squares has no removal
-    bound: its first round caps R at 1 or 0, and its live entries are at most the ways to
-    remove one stick (:func:`table_first_live`); the rounds that climb from there to its
-    fewest R are not foreseen (7×7, S = 80: R = 5, 2·10^6 live entries in its last round).
-    Memory: the live entries of the widest column with their copies, and the bound. The
-    table's R stays near a quarter of the sticks, which sets the primes.
+    ``LATER_ROUNDS`` of the first. The S of at least the h·w unit squares have no
+    removal bound, and their rounds climb R from 0: the estimate takes the round at the
+    fewest R that can lose enough squares (:func:`table_round_live`), a lower bound (7×7,
+    S = 80: that round has R <= 4, the row needs 5). Memory: the live entries of the widest
+    column with their copies, and the bound. The table's R stays near a quarter of the
+    sticks, which sets the primes.
 
     >>> table_cost(7, 7, [100]).memory < 2**30 < table_cost(7, 7, range(15)).memory
     True
@@ -297,7 +297,7 @@ def table_cost(h: int, w: int, wanted: list[int]) -> Cost:
     patterns = (2 ** h + 2 ** ((h + 1) // 2)) // 2      # one of each top-bottom mirror pair
     bound_bytes, bound_seconds = _bound_cost(h, w, slack)
     most, sweep = 0.0, columns * SWEEP_STEP_SECONDS
-    for live, live_sum in table_first_live(h, w, wanted):
+    for live, live_sum in table_round_live(h, w, wanted):
         most = max(most, live)
         sweep += TABLE_SWEEP_ENTRY_SECONDS * per_entry * live_sum
     sweep *= h + 1
@@ -308,26 +308,61 @@ def table_cost(h: int, w: int, wanted: list[int]) -> Cost:
                 memory, seconds, primes)
 
 
-def table_first_live(h: int, w: int, wanted: list[int]) -> list[tuple[float, float]]:
-    """The table's first rounds: ``(most live entries, their sum over the point columns)``
-    of the half sweeps, for the S below h·w (``TABLE_LIVE`` times (largest S + 1) / 15,
-    measured for S = 0..14) and for the S of at least h·w, whose first round caps R at 1
-    or 0: then at most one entry per way to remove up to one stick of the larger half
-    (7×7, S = 100: 57 live entries at cap 1; 1476, 23313, 2·10^5, 2·10^6 at caps 2 to 5).
+def table_round_live(h: int, w: int, wanted: list[int]) -> list[tuple[float, float]]:
+    """The table's rounds that the estimate foresees: ``(most live entries, their sum over
+    the point columns)`` of the half sweeps. For the S below h·w, the first round
+    (``TABLE_LIVE`` times (largest S + 1) / 15, measured for S = 0..14). For the S of at
+    least h·w, whose rounds cap R at 0, 1, 2, ...: the round at the fewest R that can lose
+    enough squares for the least of them (:func:`least_removals`), where each live entry
+    stands for at least one way to remove up to that many sticks of the larger half (7×7,
+    S = 100: 1, 57, 1476, 23313 live entries at caps 0 to 3, its fewest R; the ways to
+    remove up to 3 of its 60 sticks: 36,051).
 
-    >>> table_first_live(7, 7, [100])
-    [(61.0, 244.0)]
+    >>> table_round_live(7, 7, [100])
+    [(36051, 144204)]
+    >>> [round(most) for most, _ in table_round_live(6, 6, [40])]   # the model: 41/15 × S = 0..14's
+    [1184290]
     """
     columns = (w + 1) // 2
     below = [q for q in wanted if q < h * w]
-    first = []
+    rounds = []
     if below:
         scale = (max(below) + 1) / 15          # the measurements asked S = 0..14
-        first.append((table_live(h, columns) * scale, _table_live_sum(h, columns) * scale))
+        rounds.append((table_live(h, columns) * scale, _table_live_sum(h, columns) * scale))
     if len(below) < len(wanted):
-        most = 1.0 + _half_sticks(h, w)       # none removed, or one of its sticks
-        first.append((most, most * columns))
-    return first
+        cap = least_removals(h, w, square_count(h, w) - min(q for q in wanted if q >= h * w))
+        half = _half_sticks(h, w)
+        ways = sum(math.comb(half, k) for k in range(min(cap, half) + 1))
+        # and at most as many as the measured model gives (6×6, S = 40: 2.9·10^6 ways to
+        # remove up to 5 sticks, 1.2·10^6 by the model, 1.7·10^5 live entries)
+        scale = (max(wanted) + 1) / 15
+        most = min(ways, table_live(h, columns) * scale)
+        rounds.append((most, min(ways * columns, _table_live_sum(h, columns) * scale)))
+    return rounds
+
+
+def least_removals(h: int, w: int, lost: int) -> int:
+    """At least how many sticks an h×w grid loses to lose ``lost`` of its squares: a stick
+    is a side of at most k squares (16 on 7×7, at its centre), so ceil(lost / k).
+
+    >>> [least_removals(7, 7, lost) for lost in (40, 60, 80)]    # fewest R 3, 5 and above 6
+    [3, 4, 5]
+    """
+    def sides_through(i: int, j: int, rows: int, cols: int) -> int:
+        # squares with a side on the stick that starts at point (i, j) of a rows × cols
+        # grid and runs along a line of ``cols`` unit lengths: a side on the line at i
+        # (above or below), covering the stick's unit j
+        return sum(((i + u <= rows) + (i - u >= 0))
+                   * max(0, min(j, cols - u) - max(0, j - u + 1) + 1)
+                   for u in range(1, min(rows, cols) + 1))
+
+    # a stick's count depends on its distance to the ends, capped at the square's size:
+    # the sticks within h of an end and one in the middle hold every value
+    units = sorted({*range(min(w, h + 1)), w // 2})          # along the long side
+    lines = sorted({*range(min(w + 1, h + 1)), w // 2})      # across it
+    most = max([sides_through(i, j, h, w) for i in range(h + 1) for j in units]
+               + [sides_through(j, i, w, h) for j in lines for i in range(h)])
+    return -(-lost // most) if lost > 0 else 0
 
 
 # -- the top sweep of the table (top_rows.py) ----------------------------------------------
