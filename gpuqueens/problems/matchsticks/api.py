@@ -55,8 +55,9 @@ DEFAULT_SQUARES = range(15)
 #: one of them to build each round's half sweeps (7×7: a quarter of its time, ~6 GB at the
 #: peak), so only the joins of the centre patterns are shared out. 6×7 (estimated 33 s; 16 s
 #: here, 13 s on 2 cores) and 7×7 use every core, as memory allows. 6×6 and 5×10 (estimated
-#: 4 and 9 s) would gain too on 2 idle cores (3.4 s to 3.0 s, 7.1 s to 5.6 s), but the
-#: estimate of a table by the top sweep alone is too high to go lower (4×4: 7 s for 0.06 s).
+#: 4 and 9 s) would gain a little on 2 idle cores (3.4 s to 3.0 s, 7.1 s to 5.6 s), and
+#: lose where the cores are busy: on one core, the worker process that a large table gets
+#: even alone took 6×6 from 1.9–2.2 s to 2.6–2.8 s (2026-11-25).
 TABLE_POOL_SECONDS = 20.0
 #: The join's time is measured and modelled for S up to this (the default table). Above it,
 #: from a shorter side of 5 and 30 unit squares on, a round can cost many times the one
@@ -428,7 +429,8 @@ def _warn_unforeseen_join(h: int, w: int, beyond: list[int]) -> None:
         f"the {h}×{w} puzzle table for {shown} comes from the centre join, whose time is "
         f"estimated for S <= {JOIN_MODELLED_SQUARES} only: above that each round can cost "
         "many times the one before (on one core, 6×6: S = 14 alone 2 s, S = 26 alone 18 s; "
-        "wider grids are not measured). A checkpoint keeps the finished rounds.",
+        "7×7: S = 100 alone 4 s, S = 80 87 s, S = 60 past 20 minutes). A checkpoint keeps "
+        "the finished rounds.",
         LongRunWarning, stacklevel=3)
 
 
