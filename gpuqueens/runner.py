@@ -108,6 +108,9 @@ _BROKEN_POOL = ("(a process of the executor's pool ended abruptly: killed, out o
                 "the spawn or forkserver start method, a script whose top-level code is not under "
                 "`if __name__ == \"__main__\":`, which every new process of the pool runs again)")
 
+_CLOSED_EXECUTOR = ("(the executor given as executor= takes no more work: it was shut down, or "
+                    "the `with` block that made it has ended; pass one that is open)")
+
 
 def _unit_note(key: str) -> str:
     return f"(raised while solving work unit {key!r})"
@@ -341,7 +344,13 @@ def _run_on_executor(
             unit = next(pending, None)
             if unit is None:
                 return
-            in_flight[executor.submit(solve, unit.payload)] = unit
+            try:
+                future = executor.submit(solve, unit.payload)
+            except RuntimeError as exc:   # the standard library's words name no executor
+                if not isinstance(exc, concurrent.futures.BrokenExecutor):   # noted below
+                    _add_note(exc, _CLOSED_EXECUTOR)
+                raise
+            in_flight[future] = unit
 
     def collect(done: set[concurrent.futures.Future[Any]]) -> BaseException | None:
         """Record every finished future; return the first failure, if any."""

@@ -330,3 +330,13 @@ def test_dask_worker_killed_mid_run_counts_nothing_twice(tmp_path):
         cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
     assert outcome["results"] == expected(units)
     assert sorted(ledger_rows(path)) == [u.key for u in units]
+
+
+@pytest.mark.parametrize("make", [lambda: concurrent.futures.ThreadPoolExecutor(2),
+                                  lambda: concurrent.futures.ProcessPoolExecutor(1)])
+def test_an_executor_already_shut_down_is_named_in_the_error(make):
+    executor = make()
+    executor.shutdown()
+    with pytest.raises(RuntimeError, match="after shutdown") as info:
+        run_units(toy_units(3), toy_solve, job=JOB, executor=executor, progress=False)
+    assert any("executor= takes no more work" in note for note in info.value.__notes__)
