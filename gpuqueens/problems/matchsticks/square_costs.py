@@ -324,20 +324,22 @@ def table_round_live(h: int, w: int, wanted: list[int]) -> list[tuple[float, flo
     [1184290]
     """
     columns = (w + 1) // 2
+
+    def model(group: list[int]) -> tuple[float, float]:
+        scale = (max(group) + 1) / 15          # the measurements asked S = 0..14
+        return table_live(h, columns) * scale, _table_live_sum(h, columns) * scale
+
     below = [q for q in wanted if q < h * w]
-    rounds = []
-    if below:
-        scale = (max(below) + 1) / 15          # the measurements asked S = 0..14
-        rounds.append((table_live(h, columns) * scale, _table_live_sum(h, columns) * scale))
-    if len(below) < len(wanted):
-        cap = least_removals(h, w, square_count(h, w) - min(q for q in wanted if q >= h * w))
+    above = [q for q in wanted if q >= h * w]
+    rounds = [model(below)] if below else []
+    if above:
+        cap = least_removals(h, w, square_count(h, w) - min(above))
         half = _half_sticks(h, w)
         ways = sum(math.comb(half, k) for k in range(min(cap, half) + 1))
         # and at most as many as the measured model gives (6×6, S = 40: 2.9·10^6 ways to
         # remove up to 5 sticks, 1.2·10^6 by the model, 1.7·10^5 live entries)
-        scale = (max(wanted) + 1) / 15
-        most = min(ways, table_live(h, columns) * scale)
-        rounds.append((most, min(ways * columns, _table_live_sum(h, columns) * scale)))
+        most, total = model(above)
+        rounds.append((min(ways, most), min(ways * columns, total)))
     return rounds
 
 
