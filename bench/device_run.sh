@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# On a machine with an NVIDIA GPU: build, GPU tests, benchmark side by side with two peer
-# programs, an Nsight Compute profile of the main kernel, and a short table at the end.
+# On a machine with an NVIDIA GPU: build, a quick check of the engine, benchmark side by side
+# with two peer programs, an Nsight Compute profile of the main kernel, the GPU tests, and a
+# short table at the end.
 #
-#   bash bench/device_run.sh [--with-22] [--nmax N] [--seed-nmax N] [--ygch-nmax N]
-#                            [--steps "build tests bench seed ygch ncu table"] [--out DIR]
+#   bash bench/device_run.sh [--budget SECONDS] [--with-22] [--nmax N] [--seed-nmax N]
+#                            [--ygch-nmax N] [--steps "build smoke bench ygch seed ncu tests direct table"]
+#                            [--out DIR]
 #
 # Before (once): put the peers in the git-ignored folder peers/ (bench/prepare_peers.sh):
 #   git clone https://github.com/ygch/n_queens peers/ygch     (ygch/n_queens, MIT)
@@ -11,14 +13,26 @@
 #                                                              optional: without it the seed step says so)
 # Outputs go to DIR (default: out/device_run, git-ignored); every step
 # logs to its own file, the table step reads the earlier steps' files from the same folder and
-# writes side_by_side.json for bench/plot_times.py. The default steps take about 6 minutes on
-# one H100 (n up to 21); "big" (n = 22 and 23 against OEIS: n = 23 is projected at a quarter
-# of an hour on one H100, and rerunning the step resumes it from its checkpoint),
-# "matchsticks" (the matchstick distributions and puzzle tables on the GPU, bench/
-# gpu_matchsticks.py and bench/gpu_matchstick_table.py), "workers" (bench/device_workers.py)
+# writes side_by_side.json for bench/plot_times.py.
+#
+# The steps run in the order above, the most wanted first, within a time budget (default 480 s,
+# 0 = none): each step gets at most its own share (build 120 s, smoke 120, bench 180, ygch 90,
+# seed 150, ncu 120, tests 240, direct 120), never past the budget; a step whose time runs out
+# is stopped (its output so far is kept; the benchmarks end before an n that would not fit),
+# and steps that find the budget spent are not run; the table says which. "smoke" counts
+# n = 4..17 (at most --nmax) through the public call against OEIS within 120 s: if the engine
+# gives a wrong count, fails or hangs there, the timing steps are skipped and the tests step
+# runs for the diagnosis. The default steps should take 6 to 8 minutes on one H100 with n up
+# to 21 (an estimate from the peers' times and the engine's projection, docs/performance.md).
+# Steps that run only when named: "big" (n = 22 and 23 against OEIS through the command line,
+# each with a checkpoint in the output folder, so that a stopped step resumes when run again;
+# n = 23 is projected at about a quarter of an hour on one H100), "matchsticks" (the matchstick
+# distributions and puzzle tables on the GPU, bench/gpu_matchsticks.py and
+# bench/gpu_matchstick_table.py), "workers" (bench/device_workers.py)
 # and "engines" (this tree's kernels against each peers/engine-*/ from bench/prepare_peers.sh
 # --engine COMMIT, n = 18..nmax, each tree's own bench/gpu_nqueens.py --path direct, in turn,
-# twice) run only when named. Steps can be run in separate calls with the same --out.
+# twice). Steps can be run in separate calls with the same --out; --budget 0 lifts every limit
+# but the smoke step's.
 #
 # Install first, in the repository (a virtual environment is fine):
 #   pip install ".[test,cuda12]"     # pytest for "tests", CuPy for every GPU step; or ".[test,cuda13]"
@@ -27,7 +41,7 @@
 # (builds the peer) and "seed" (the seed tool builds its program); "tests" skips its nvcc-marked
 # tests without it. The other steps compile through CuPy (NVRTC) and need no nvcc. "ncu" needs
 # Nsight Compute (skipped without it); "build" reads the SASS only where cuobjdump and nvdisasm
-# are found. Exit status: 1 if any step that ran failed, else 0.
+# are found. Exit status: 1 if any step that ran failed or was stopped, else 0.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -36,7 +50,8 @@ nmin=8
 nmax=21
 seed_nmax=20
 ygch_nmax=21
-steps="build tests bench seed ygch ncu table"
+budget=480
+steps="build smoke bench ygch seed ncu tests direct table"
 out_dir=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -44,6 +59,7 @@ while [ $# -gt 0 ]; do
     --nmax) nmax=$2; shift ;;
     --seed-nmax) seed_nmax=$2; shift ;;
     --ygch-nmax) ygch_nmax=$2; shift ;;
+    --budget) budget=$2; shift ;;
     --steps) steps=$2; shift ;;
     --out) out_dir=$2; shift ;;
     -h|--help) sed -n '2,/^set /{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
@@ -51,14 +67,65 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+case "$budget" in
+  ''|*[!0-9]*) echo "device_run: --budget takes whole seconds (0: no budget), not '$budget'" >&2; exit 2 ;;
+esac
 
 out=${out_dir:-$root/out/device_run}
 mkdir -p "$out"
 export PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONUNBUFFERED=1  # every line reaches the logs at once, also from a step that is stopped
 status=0
+started=$SECONDS
+engine_ok=1   # cleared when the smoke step finds the engine wrong or hanging
+not_run=""    # steps asked for but not run, with the reason
 
-step() { case " $steps " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 banner() { echo; echo "=== $* ==="; }
+
+# allowance CAP: the seconds a step may still take: CAP (0: none), never past the budget
+allowance() {
+  local t=$1 rest
+  if [ "$budget" -gt 0 ]; then
+    rest=$(( budget - (SECONDS - started) ))
+    if [ "$t" -eq 0 ] || [ "$rest" -lt "$t" ]; then t=$rest; fi
+  fi
+  echo "$t"
+}
+
+# limited SECONDS COMMAND...: COMMAND, stopped after SECONDS (0: never); a line says so
+limited() {
+  local t=$1 rc
+  shift
+  if [ "$t" -eq 0 ]; then "$@"; return; fi
+  if [ "$t" -lt 5 ]; then echo "device_run: no time left for: $*"; return 124; fi
+  timeout -k 10 "$t" "$@"
+  rc=$?
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "device_run: stopped after $t s: $*"; fi
+  return "$rc"
+}
+
+# step NAME: whether to run step NAME (asked for, and time left in the budget)
+step() {
+  case " $steps " in *" $1 "*) ;; *) return 1 ;; esac
+  if [ "$1" != table ] && [ "$budget" -gt 0 ] && [ "$(allowance 0)" -lt 10 ]; then
+    banner "$1: not run, the budget of $budget s is spent"
+    not_run="$not_run $1(budget)"
+    return 1
+  fi
+}
+
+# timing_step NAME: step NAME, and only if the engine passed the smoke step
+timing_step() {
+  step "$1" || return 1
+  if [ "$engine_ok" -eq 0 ]; then
+    banner "$1: not run, the engine failed the smoke step"
+    not_run="$not_run $1(smoke)"
+    return 1
+  fi
+}
+
+# share CAP: the allowance of a step whose share is CAP seconds under a budget
+share() { if [ "$budget" -gt 0 ]; then allowance "$1"; else echo 0; fi; }
 
 if step build; then
   banner "environment and build"
@@ -71,7 +138,7 @@ if step build; then
     nvcc -arch=sm_90 -cubin -O3 --resource-usage -Xptxas -warn-spills,-warn-lmem-usage \
       -o "$out/nqueens.cubin" kernels/nqueens.cu || { echo "build: nvcc could not build the cubin"; failed=1; }
     # compile through CuPy/NVRTC once, so later steps find the kernel cache warm
-    python -c "from gpuqueens.kernels import load_module; load_module('nqueens.cu'); load_module('nqueens_symmetric.cu'); print('NVRTC build ok')" \
+    limited "$(share 120)" python -c "from gpuqueens.kernels import load_module; load_module('nqueens.cu'); load_module('nqueens_symmetric.cu'); print('NVRTC build ok')" \
       || { echo "build: the NVRTC build failed"; failed=1; }
     # the main iteration in SASS with this toolkit (the warp model's costs were read with nvcc 13.0);
     # optional: its failure does not fail the step
@@ -81,19 +148,97 @@ if step build; then
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 
-if step tests; then
-  banner "GPU tests (pytest -m 'gpu and not slow'; the tests marked nvcc skip without nvcc)"
-  python -m pytest -m "gpu and not slow" -q -p no:cacheprovider tests 2>&1 | tee "$out/tests.log"
+if step smoke; then
+  smoke_nmax=$(( nmax < 17 ? nmax : 17 ))
+  banner "smoke: n = 4..$smoke_nmax through the public call on the GPU, against OEIS, within 120 s"
+  limited "$(allowance 120)" python bench/gpu_nqueens.py --nmin 4 --nmax "$smoke_nmax" --no-cold --repeats 1 \
+    --long-run-s 0 --plain-nodes-max 0 --json "$out/smoke.json" 2>&1 | tee "$out/smoke.txt"
+  if [ "${PIPESTATUS[0]}" -ne 0 ]; then
+    status=1
+    engine_ok=0
+    echo "smoke: the engine gave a wrong count, failed or did not finish: the timing steps are skipped" | tee -a "$out/smoke.txt"
+  fi
+fi
+
+if timing_step bench; then
+  banner "benchmark n=$nmin..$nmax through the public call"
+  # gpu_nqueens.py ends before an n that would not fit, so that the step is not stopped mid-count
+  seconds=$(share 180)
+  inner=$([ "$seconds" -gt 0 ] && echo "--budget-s $(( seconds > 40 ? seconds - 20 : seconds / 2 ))")
+  limited "$seconds" python bench/gpu_nqueens.py --nmin "$nmin" --nmax "$nmax" $inner \
+    --json "$out/ours.json" 2>&1 | tee "$out/bench.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 
-if step big; then
-  # Each count keeps a checkpoint in the output folder: a step that is stopped (Ctrl-C, a
-  # time limit) resumes where it stopped when it is run again with the same --out.
+if step ygch; then
+  banner "ygch/n_queens peer n=$nmin..$ygch_nmax (6 pre-placed rows, its configuration 2)"
+  if [ -d peers/ygch/src ]; then
+    : > "$out/ygch.txt"
+    # built and run in one child, so that the step's share bounds both
+    limited "$(share 90)" bash -c '
+      cd peers/ygch/src && nvcc -gencode arch=compute_90,code=sm_90 -O3 -Xcompiler -fopenmp \
+        -D_USE_CONFIG2_ n_queens_cuda.cu n_queens.cpp utils.cpp main.cpp -o n_queens > "$1/ygch_build.log" 2>&1 \
+        || { echo "ygch build failed, see ygch_build.log"; exit 1; }
+      for n in $(seq "$2" "$3"); do ./n_queens "$n" 6 || exit 1; done' \
+      ygch "$out" "$nmin" "$ygch_nmax" 2>&1 | tee -a "$out/ygch.txt"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  else
+    echo "peers/ygch/src is missing: git clone https://github.com/ygch/n_queens peers/ygch" | tee "$out/ygch.txt"
+  fi
+fi
+
+if step seed; then
+  banner "seed peer n=$nmin..$seed_nmax"
+  if [ -x peers/tools/seed_nqueens.sh ]; then
+    limited "$(share 150)" env SEED_BUILD_DIR="$root/peers/build" bash peers/tools/seed_nqueens.sh -n "$nmin" "$seed_nmax" \
+      2>&1 | tee "$out/seed.txt"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  else
+    echo "peers/tools/seed_nqueens.sh is missing: run bench/prepare_peers.sh first" | tee "$out/seed.txt"
+  fi
+fi
+
+if timing_step ncu; then
+  banner "Nsight Compute: nqueens_count at n=18 through the public call"
+  if command -v ncu >/dev/null; then
+    limited "$(share 120)" ncu --kernel-name nqueens_count --launch-count 1 \
+      --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
+      --section ComputeWorkloadAnalysis --section InstructionStats --section SchedulerStats \
+      --section MemoryWorkloadAnalysis \
+      python -c "import gpuqueens; print(gpuqueens.nqueens(18, backend='gpu', progress=False))" \
+      > "$out/ncu18.txt" 2>&1 || status=1
+    # compare with the warp model (docs/performance.md): lanes, issue slots, the ALU pipe, shared memory
+    grep -E "Duration|Registers Per Thread|Achieved Occupancy|Avg. Active Threads|Avg. Not Predicated|Grid Size|Block Size|Issue Slots Busy|Issued Ipc|Executed Ipc|ALU|Shared|L1/TEX Hit|Warp Cycles Per Issued|No Eligible|device_run:" "$out/ncu18.txt"
+  else
+    echo "ncu not found (Nsight Compute): profile skipped" | tee "$out/ncu18.txt"
+  fi
+fi
+
+if step tests; then
+  banner "GPU tests (pytest -m 'gpu and not slow'; the tests marked nvcc skip without nvcc)"
+  limited "$(share 240)" python -m pytest -m "gpu and not slow" -q -p no:cacheprovider tests 2>&1 | tee "$out/tests.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+
+if timing_step direct; then
+  direct_nmin=$(( nmax < 16 ? nmax : 16 ))
+  banner "the kernels alone (prefixes at row 5, main search, symmetric search), n=$direct_nmin..$nmax"
+  seconds=$(share 120)
+  inner=$([ "$seconds" -gt 0 ] && echo "--budget-s $(( seconds > 40 ? seconds - 20 : seconds / 2 ))")
+  limited "$seconds" python bench/gpu_nqueens.py --path direct --nmin "$direct_nmin" --nmax "$nmax" --no-cold \
+    --plain-nodes-max 0 $inner --json "$out/direct.json" 2>&1 | tee "$out/direct.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  python -c "import json, sys; [print(r['n'], {k: round(r[k], 4) for k in ('prefixes_s', 'kernel_s', 'symmetric_s')}) for r in json.load(open(sys.argv[1]))]" \
+    "$out/direct.json" 2>&1 | tee -a "$out/direct.txt"
+fi
+
+if timing_step big; then
+  # Each count keeps a checkpoint in the output folder: a step that is stopped (Ctrl-C, the
+  # budget) resumes where it stopped when it is run again with the same --out.
   banner "n = 22 and 23 on the GPU against OEIS (checkpoints in $out)"
   for n in 22 23; do
-    python -m gpuqueens nqueens "$n" --backend gpu --checkpoint "$out/big_$n.ckpt" 2>&1 | tee "$out/big_$n.txt"
-    [ "${PIPESTATUS[0]}" -eq 0 ] || { status=1; break; }
+    limited "$(share 0)" python -m gpuqueens nqueens "$n" --backend gpu --checkpoint "$out/big_$n.ckpt" 2>&1 | tee "$out/big_$n.txt"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || { status=1; echo "n=$n not finished: run the step again to resume"; break; }
     python - "$n" "$out/big_$n.txt" <<'PY' 2>&1 | tee -a "$out/big.log"
 import re
 import sys
@@ -113,19 +258,7 @@ PY
   done
 fi
 
-if step bench; then
-  banner "benchmark n=$nmin..$nmax"
-  python bench/gpu_nqueens.py --nmin "$nmin" --nmax "$nmax" --json "$out/ours.json" 2>&1 | tee "$out/bench.txt"
-  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  banner "the kernels alone (prefixes at row 5, main search, symmetric search), n=16..$nmax"
-  python bench/gpu_nqueens.py --path direct --nmin 16 --nmax "$nmax" --no-cold --plain-nodes-max 0 \
-    --json "$out/direct.json" 2>&1 | tee "$out/direct.txt"
-  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  python -c "import json, sys; [print(r['n'], {k: round(r[k], 4) for k in ('prefixes_s', 'kernel_s', 'symmetric_s')}) for r in json.load(open(sys.argv[1]))]" \
-    "$out/direct.json" 2>&1 | tee -a "$out/direct.txt"
-fi
-
-if step engines; then
+if timing_step engines; then
   banner "engines: this tree's kernels against peers/engine-*/, n=18..$nmax (kernel seconds, best of 2 turns)"
   trees=$(ls -d peers/engine-*/ 2>/dev/null | sed 's:/$::')
   if [ -z "$trees" ]; then
@@ -135,8 +268,8 @@ if step engines; then
     for turn in 1 2; do  # in turn, so that every tree sees the device in the same state
       for tree in . $trees; do
         name=$([ "$tree" = . ] && echo current || basename "$tree")
-        python "$tree/bench/gpu_nqueens.py" --path direct --nmin 18 --nmax "$nmax" --no-cold --plain-nodes-max 0 \
-          --json "$out/engines-$name-$turn.json" >> "$out/engines.txt" 2>&1 || status=1
+        limited "$(share 0)" python "$tree/bench/gpu_nqueens.py" --path direct --nmin 18 --nmax "$nmax" --no-cold \
+          --plain-nodes-max 0 --json "$out/engines-$name-$turn.json" >> "$out/engines.txt" 2>&1 || status=1
       done
     done
     python - "$out" <<'PY' 2>&1 | tee -a "$out/engines.txt"
@@ -155,72 +288,36 @@ PY
   fi
 fi
 
-if step seed; then
-  banner "seed peer n=$nmin..$seed_nmax"
-  if [ -x peers/tools/seed_nqueens.sh ]; then
-    SEED_BUILD_DIR="$root/peers/build" bash peers/tools/seed_nqueens.sh -n "$nmin" "$seed_nmax" 2>&1 | tee "$out/seed.txt"
-    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  else
-    echo "peers/tools/seed_nqueens.sh is missing: run bench/prepare_peers.sh first" | tee "$out/seed.txt"
-  fi
-fi
-
-if step ygch; then
-  banner "ygch/n_queens peer n=$nmin..$ygch_nmax (6 pre-placed rows, its configuration 2)"
-  if [ -d peers/ygch/src ]; then
-    ( cd peers/ygch/src && nvcc -gencode arch=compute_90,code=sm_90 -O3 -Xcompiler -fopenmp \
-        -D_USE_CONFIG2_ n_queens_cuda.cu n_queens.cpp utils.cpp main.cpp -o n_queens ) > "$out/ygch_build.log" 2>&1 \
-      || { echo "ygch build failed, see ygch_build.log"; status=1; }
-    : > "$out/ygch.txt"
-    for n in $(seq "$nmin" "$ygch_nmax"); do
-      [ -x peers/ygch/src/n_queens ] && peers/ygch/src/n_queens "$n" 6 2>&1 | tee -a "$out/ygch.txt"
-    done
-  else
-    echo "peers/ygch/src is missing: git clone https://github.com/ygch/n_queens peers/ygch" | tee "$out/ygch.txt"
-  fi
-fi
-
-if step ncu; then
-  banner "Nsight Compute: nqueens_count at n=18 through the public call"
-  if command -v ncu >/dev/null; then
-    ncu --kernel-name nqueens_count --launch-count 1 \
-      --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
-      --section ComputeWorkloadAnalysis --section InstructionStats --section SchedulerStats \
-      --section MemoryWorkloadAnalysis \
-      python -c "import gpuqueens; print(gpuqueens.nqueens(18, backend='gpu', progress=False))" \
-      > "$out/ncu18.txt" 2>&1 || status=1
-    # compare with the warp model (docs/performance.md): lanes, issue slots, the ALU pipe, shared memory
-    grep -E "Duration|Registers Per Thread|Achieved Occupancy|Avg. Active Threads|Avg. Not Predicated|Grid Size|Block Size|Issue Slots Busy|Issued Ipc|Executed Ipc|ALU|Shared|L1/TEX Hit|Warp Cycles Per Issued|No Eligible" "$out/ncu18.txt"
-  else
-    echo "ncu not found (Nsight Compute): profile skipped" | tee "$out/ncu18.txt"
-  fi
-fi
-
 if step matchsticks; then
   banner "matchsticks on the GPU: whole distributions (16x16..18x18, 20x20), then the puzzle table 5x5..7x7"
-  python bench/gpu_matchsticks.py --grids 16-18,20 --repeats 1 --json "$out/matchsticks.json" 2>&1 | tee "$out/matchsticks.txt"
+  limited "$(share 0)" python bench/gpu_matchsticks.py --grids 16-18,20 --repeats 1 --json "$out/matchsticks.json" 2>&1 | tee "$out/matchsticks.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   # problem 2 checked against every row up to 6x6, against four rows of 7x7 (a join each)
-  python bench/gpu_matchstick_table.py --grids 5-6 --json "$out/matchstick_table.json" 2>&1 | tee "$out/matchstick_table.txt"
+  limited "$(share 0)" python bench/gpu_matchstick_table.py --grids 5-6 --json "$out/matchstick_table.json" 2>&1 | tee "$out/matchstick_table.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  python bench/gpu_matchstick_table.py --grids 7 --exact-squares 0,5,10,14 --json "$out/matchstick_table7.json" 2>&1 | tee "$out/matchstick_table7.txt"
+  limited "$(share 0)" python bench/gpu_matchstick_table.py --grids 7 --exact-squares 0,5,10,14 --json "$out/matchstick_table7.json" 2>&1 | tee "$out/matchstick_table7.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 
 if step workers; then
   banner "workers: one process per visible GPU, pinned by PCI address; n=20 totals; the fork pool"
-  python bench/device_workers.py --n 20 2>&1 | tee "$out/workers.txt"
+  limited "$(share 0)" python bench/device_workers.py --n 20 2>&1 | tee "$out/workers.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 
 if step table; then
   banner "side by side"
-  python - "$out/ours.json" "$out/seed.txt" "$out/ygch.txt" "$out/ncu18.txt" "$out/side_by_side.json" <<'PY' 2>&1 | tee "$out/table.txt"
+  python - "$out/ours.json" "$out/seed.txt" "$out/ygch.txt" "$out/ncu18.txt" "$out/side_by_side.json" \
+    "$out/direct.json" "$not_run" <<'PY' 2>&1 | tee "$out/table.txt"
 import json, re, sys
 from pathlib import Path
 
-ours_path, seed_path, ygch_path, ncu_path, json_path = map(Path, sys.argv[1:6])
+ours_path, seed_path, ygch_path, ncu_path, json_path, direct_path = map(Path, sys.argv[1:7])
+not_run = sys.argv[7].split()
+# the engine's goals (docs/performance.md): warm seconds of gpuqueens.count(n) on one H100
+GOAL_S = {18: 0.15, 19: 0.4, 20: 1.3, 21: 10, 22: 80}
 ours = {r["n"]: r for r in json.loads(ours_path.read_text())} if ours_path.exists() else {}
+kernel = {r["n"]: r["kernel_s"] for r in json.loads(direct_path.read_text())} if direct_path.exists() else {}
 seed = {}
 if seed_path.exists():
     # the seed prints "N: Total Unique dd:hh:mm:ss.cc" (cc = hundredths of a second)
@@ -240,8 +337,8 @@ if ygch_path.exists():
 def rate(nodes, seconds):
     return f"{nodes / seconds:.3e}" if nodes and seconds else "-"
 
-print(f"{'n':>3} {'total':>16} {'ours s':>9} {'seed s':>9} {'seed/ours':>9} {'ygch s':>9} {'ygch/ours':>9} "
-      f"{'ours nodes/s':>12} {'seed nodes/s':>12} agree")
+print(f"{'n':>3} {'total':>16} {'ours s':>9} {'goal s':>6} {'kernel s':>9} {'seed s':>9} {'seed/ours':>9} "
+      f"{'ygch s':>9} {'ygch/ours':>9} {'ours nodes/s':>12} {'seed nodes/s':>12} agree")
 for n in sorted(set(ours) | set(seed) | set(ygch)):
     r, s = ours.get(n), seed.get(n)
     y = ygch.get(n)
@@ -257,9 +354,13 @@ for n in sorted(set(ours) | set(seed) | set(ygch)):
     ygch_s = y[1] if y else None
     ygch_txt = "-" if ygch_s is None else f"{ygch_s:.3f}"
     ygch_ratio = f"{ygch_s / ours_s:.2f}" if ours_s and ygch_s else "-"
-    print(f"{n:>3} {total:>16} {ours_txt:>9} {seed_txt:>9} {ratio:>9} {ygch_txt:>9} {ygch_ratio:>9} "
-          f"{rate(nodes, ours_s):>12} {rate(nodes, seed_s):>12} {agree}")
-print("nodes/s = queens placed by the plain unreduced search (fixed per n) / wall seconds;"
+    goal = GOAL_S.get(n)
+    goal_txt = "-" if goal is None else f"{goal:g}" + ("" if ours_s is None else " ok" if ours_s < goal else " NO")
+    kernel_txt = f"{kernel[n]:.3f}" if n in kernel else "-"
+    print(f"{n:>3} {total:>16} {ours_txt:>9} {goal_txt:>6} {kernel_txt:>9} {seed_txt:>9} {ratio:>9} "
+          f"{ygch_txt:>9} {ygch_ratio:>9} {rate(nodes, ours_s):>12} {rate(nodes, seed_s):>12} {agree}")
+print("ours s: warm seconds of the public call; kernel s: the kernels alone (step direct);"
+      " nodes/s = queens placed by the plain unreduced search (fixed per n) / wall seconds;"
       " the seed's clock has 0.01 s resolution.")
 rows = [{"n": n, "gpuqueens_s": ours[n]["warm_s"] if n in ours else None,
          "seed_s": seed[n][2] if n in seed else None, "ygch_s": ygch[n][1] if n in ygch else None}
@@ -270,9 +371,11 @@ if ncu_path.exists():
     for name in ("Achieved Occupancy", "Avg. Active Threads Per Warp", "Registers Per Thread", "Duration"):
         if m := re.search(re.escape(name) + r"\s+\S*\s+([\d.,]+)", text):
             print(f"ncu n=18 nqueens_count: {name} = {m.group(1)}")
+if not_run:
+    print("not run (the reason in brackets):", " ".join(not_run))
 PY
 fi
 
 echo
-echo "device_run: outputs in $out (status $status)"
+echo "device_run: outputs in $out, $(( SECONDS - started )) s (status $status)"
 exit $status

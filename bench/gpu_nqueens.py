@@ -20,9 +20,10 @@ cold s
     enumerating the prefixes and counting. Measured inside the child, so Python start-up
     is left out.
 warm s
-    the median of ``--repeats`` runs (one run when the warm-up took over --long-run-s)
-    after one warm-up run in this process, each the whole count including the host's prefix
-    enumeration; the GPU result is read back, so every run is synchronised.
+    after one warm-up count in this process (the smallest n, which compiles and loads the
+    kernels): the first count of n if it took over --long-run-s, else the median of
+    ``--repeats`` counts after it; each is the whole count including the host's prefix
+    enumeration, and the GPU result is read back, so every run is synchronised.
 sol/s
     total solutions divided by warm seconds.
 plain nodes, nodes/s
@@ -37,6 +38,11 @@ plain nodes, nodes/s
     (tests/native/nqueens_host_main.cu, built with -DNQ_COUNT_NODES) and are listed in
     PLAIN_NODES, which the device run re-checks. Rows above --plain-nodes-max show "-"
     unless PLAIN_NODES has the value.
+
+--budget-s S
+    stop before an n whose row could end after S seconds from the start, taking a count of
+    n to cost at most GROWTH times a count of n - 1 (an N-Queens count grows about 8 times
+    per n); the rows so far are kept (the JSON file is rewritten after every row).
 """
 
 from __future__ import annotations
@@ -158,12 +164,15 @@ SPLIT: int | None = None
 
 
 def warm_seconds(n: int, mark: int, path: str, repeats: int, long_run_s: float):
-    """Median wall time of `repeats` runs after one warm-up run (one run if the warm-up
-    took longer than `long_run_s`: long runs vary little and the device time is scarce)."""
+    """(seconds, result, counts run): the wall time of the first count of n if it took
+    longer than `long_run_s` (long runs vary little and the device time is scarce), else the
+    median of `repeats` counts after it. The kernels must be loaded already (:func:`warm_up`)."""
+    PHASES.clear()
     start = time.perf_counter()
     result = count_once(n, mark, path)
-    if time.perf_counter() - start > long_run_s:
-        repeats = 1
+    first = time.perf_counter() - start
+    if first > long_run_s:
+        return first, result, 1
     PHASES.clear()
     times = []
     for _ in range(repeats):
@@ -172,7 +181,33 @@ def warm_seconds(n: int, mark: int, path: str, repeats: int, long_run_s: float):
         times.append(time.perf_counter() - start)
         if again != result:
             raise AssertionError(f"n={n}: repeated run gave {again}, first gave {result}")
-    return statistics.median(times), result
+    return statistics.median(times), result, 1 + repeats
+
+
+def warm_up(n: int, mark: int, path: str) -> None:
+    """One untimed count, so that compiling and loading the kernels is in no timed run."""
+    from gpuqueens.kernels import load_module
+
+    load_module("nqueens.cu")
+    load_module("nqueens_symmetric.cu")
+    count_once(n, mark, path)
+    PHASES.clear()
+
+
+#: A count of n costs at most this many times a count of n - 1 (--budget-s): an N-Queens
+#: count grows by 6-9x per n from n = 12 on; smaller ones are milliseconds.
+GROWTH = 9
+
+
+def next_row_seconds(previous: dict, previous_s: float, args) -> float:
+    """At most how long the next n's row takes, from the row before it (`previous`, which
+    took `previous_s`): as many counts as :func:`warm_seconds` will run, each GROWTH times
+    the last, and the rest of the row (a cold process, the plain search) GROWTH times the
+    rest of the row before."""
+    count_s = GROWTH * previous["warm_s"]
+    counts = 1 if count_s > args.long_run_s else 1 + args.repeats
+    rest = max(0.0, previous_s - previous["warm_s"] * previous["warm_runs"])
+    return counts * count_s + GROWTH * rest
 
 
 def cold_seconds(n: int, mark: int, path: str) -> float:
@@ -242,10 +277,14 @@ def _fmt_rate(value: float | None) -> str:
     return "-" if value is None else f"{value:.3e}"
 
 
+def mark_for(n: int, args) -> int:
+    """The prefix row of n: --mark, else default_mark(n), kept inside 2..n-1."""
+    return max(2, min(args.mark if args.mark else default_mark(n), n - 1))
+
+
 def bench_row(n: int, args) -> dict:
-    mark = args.mark if args.mark else default_mark(n)
-    mark = max(2, min(mark, n - 1))
-    warm, (total, unique, count) = warm_seconds(n, mark, args.path, args.repeats, args.long_run_s)
+    mark = mark_for(n, args)
+    warm, (total, unique, count), runs = warm_seconds(n, mark, args.path, args.repeats, args.long_run_s)
     if n < len(TOTAL) and (total, unique) != (TOTAL[n], UNIQUE[n]):
         raise AssertionError(f"n={n}: counted {(total, unique)}, OEIS says {(TOTAL[n], UNIQUE[n])}")
     cold = None if args.no_cold or n > args.cold_max else cold_seconds(n, mark, args.path)
@@ -259,7 +298,7 @@ def bench_row(n: int, args) -> dict:
     return phases | {
         "n": n, "total": total, "unique": unique, "path": args.path,
         "prefixes": count, "mark": mark if args.path == "direct" else None,
-        "cold_s": cold, "warm_s": warm, "solutions_per_s": total / warm if warm > 0 else None,
+        "cold_s": cold, "warm_s": warm, "warm_runs": runs, "solutions_per_s": total / warm if warm > 0 else None,
         "plain_nodes": nodes, "nodes_per_s": nodes / warm if nodes and warm > 0 else None,
     }
 
@@ -303,6 +342,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plain-nodes-max", type=int, default=19,
                         help="largest n whose plain-search node count is measured on the GPU")
     parser.add_argument("--json", type=Path, help="also write the rows to this JSON file")
+    parser.add_argument("--budget-s", type=float, default=None,
+                        help="stop before an n that could end after this many seconds "
+                             f"(a count of n taken as at most {GROWTH}x one of n - 1)")
     parser.add_argument("--host-side", action="store_true",
                         help="only time the host's share of the public call, device stubbed out (no GPU needed)")
     parser.add_argument("--cold-child", type=int, help=argparse.SUPPRESS)
@@ -314,6 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("nmin", "nmax"):
         if not 1 <= getattr(args, name) <= MAX_N:
             parser.error(f"--{name} {getattr(args, name)} is outside 1..{MAX_N} (the boards gpuqueens counts)")
+    if args.nmin > args.nmax:
+        parser.error(f"--nmin {args.nmin} is above --nmax {args.nmax}")
     if args.cold_child is not None:
         _cold_child(args.cold_child, args.mark, args.path)
         return 0
@@ -328,13 +372,33 @@ def main(argv: list[str] | None = None) -> int:
     split = "" if args.split is None else f", split={args.split}"
     print(f"# gpuqueens N-Queens on {device_line()}, path={args.path}{split}")
     print(HEADER, flush=True)
-    rows = []
+    start = time.perf_counter()
+    warm_up(args.nmin, mark_for(args.nmin, args), args.path)
+    rows: list[dict] = []
+    write_rows(args.json, rows)
+    next_s = 0.0  # at most how long the next row takes
     for n in range(args.nmin, args.nmax + 1):
+        spent = time.perf_counter() - start
+        if args.budget_s is not None and spent + next_s > args.budget_s:
+            print(f"# n={n}..{args.nmax} skipped: n={n} may take {next_s:.0f} s, "
+                  f"{max(0.0, args.budget_s - spent):.0f} s of --budget-s {args.budget_s:g} left",
+                  flush=True)
+            break
+        row_start = time.perf_counter()
         rows.append(bench_row(n, args))
+        next_s = next_row_seconds(rows[-1], time.perf_counter() - row_start, args)
         print(format_row(rows[-1]), flush=True)
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1))
+        write_rows(args.json, rows)
     return 0
+
+
+def write_rows(path: Path | None, rows: list[dict]) -> None:
+    """Write the rows so far, whole or not at all: a run stopped from outside (a time limit)
+    keeps what it measured."""
+    if path is not None:
+        partial = path.with_name(path.name + ".partial")
+        partial.write_text(json.dumps(rows, indent=1))
+        partial.replace(path)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ build step fails when any of its commands does."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -121,3 +122,46 @@ def test_device_run_build_fails_when_any_command_fails(tmp_path):
     assert done.returncode == 1, done.stdout + done.stderr
     assert "nvcc could not build the cubin" in done.stdout
     assert "(status 1)" in done.stdout
+
+
+def cupy_that(tmp_path, body: str) -> dict:
+    """An environment whose ``import cupy`` runs `body` (e.g. fails, or never returns)."""
+    site = tmp_path / "site"
+    (site / "cupy").mkdir(parents=True)
+    (site / "cupy" / "__init__.py").write_text(body)
+    return dict(os.environ, PYTHONPATH=str(site))
+
+
+@pytest.mark.skipif(shutil.which("bash") is None or shutil.which("timeout") is None,
+                    reason="needs bash and timeout")
+def test_device_run_skips_the_timing_steps_when_the_engine_fails_its_smoke_check(tmp_path):
+    env = cupy_that(tmp_path, 'raise ImportError("no device here")\n')
+    out = tmp_path / "out"
+    done = run("bash", str(BENCH / "device_run.sh"), "--steps", "smoke bench direct ncu table",
+               "--out", str(out), env=env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "the timing steps are skipped" in done.stdout
+    assert "not run (the reason in brackets): bench(smoke) ncu(smoke) direct(smoke)" in done.stdout
+    assert not (out / "ours.json").exists()
+
+
+@pytest.mark.skipif(shutil.which("bash") is None or shutil.which("timeout") is None,
+                    reason="needs bash and timeout")
+def test_device_run_stops_a_step_that_hangs_and_keeps_to_its_budget(tmp_path):
+    # an engine that never answers: the smoke step is stopped when the budget is spent, the
+    # steps after it are not run, and the table says why
+    env = cupy_that(tmp_path, "import time\ntime.sleep(3600)\n")
+    out = tmp_path / "out"
+    done = run("bash", str(BENCH / "device_run.sh"), "--budget", "12", "--steps", "smoke bench tests table",
+               "--out", str(out), env=env, timeout=60)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert re.search(r"device_run: stopped after 1[12] s: python bench/gpu_nqueens.py", done.stdout)
+    assert "not run (the reason in brackets): bench(budget) tests(budget)" in done.stdout
+    assert "(status 1)" in done.stdout
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.parametrize("budget", ["-1", "ten", ""])
+def test_device_run_refuses_a_budget_that_is_not_whole_seconds(budget):
+    done = run("bash", str(BENCH / "device_run.sh"), "--budget", budget, "--steps", "table")
+    assert done.returncode == 2 and "--budget takes whole seconds" in done.stderr

@@ -12,6 +12,7 @@ on a real GPU).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -238,6 +239,48 @@ def test_gpu_benchmark_script_dry_run(tmp_path, path):
     rows = json.loads(out.read_text())
     assert [(r["n"], r["total"], r["unique"]) for r in rows] == [(n, total(n), unique(n)) for n in (8, 9, 10)]
     assert all(r["plain_nodes"] > 0 and r["warm_s"] > 0 for r in rows)
+
+
+def test_gpu_benchmark_stops_before_an_n_that_would_pass_its_budget(tmp_path):
+    # --budget-s: the rows so far are kept, the JSON file holds them, and the run ends with a
+    # line saying which n were left out (a count of n taken as at most 9x one of n - 1)
+    out = tmp_path / "rows.json"
+    root = Path(__file__).resolve().parent.parent
+    result = subprocess.run(
+        [sys.executable, str(root / "tests" / "fake_gpu_run.py"), str(root / "bench" / "gpu_nqueens.py"),
+         "--nmin", "8", "--nmax", "17", "--no-cold", "--repeats", "1", "--plain-nodes-max", "0",
+         "--budget-s", "1", "--json", str(out)],
+        capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(out.read_text())
+    last = rows[-1]["n"]
+    assert 8 <= last < 17 and [r["n"] for r in rows] == list(range(8, last + 1))
+    assert f"# n={last + 1}..17 skipped" in result.stdout and "of --budget-s 1 left" in result.stdout
+    assert all((r["total"], r["unique"]) == (total(r["n"]), unique(r["n"])) for r in rows)
+
+
+def test_device_run_dry_run(emulator_libraries, tmp_path):
+    # bench/device_run.sh's GPU steps and table end to end on the stand-in (no peers, no ncu),
+    # so that the script is not first tried on rented GPU time; its times mean nothing
+    from fake_cupy_site import write_site
+
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(write_site(tmp_path / "site")),
+               FAKE_CUPY_LIBRARIES=json.dumps({k: str(v) for k, v in emulator_libraries.items()}))
+    out = tmp_path / "out"
+    done = subprocess.run(
+        ["bash", str(root / "bench" / "device_run.sh"), "--nmax", "10", "--budget", "300",
+         "--steps", "smoke bench direct table", "--out", str(out)],
+        env=env, capture_output=True, text=True, timeout=600, cwd=root, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    assert [r["n"] for r in json.loads((out / "smoke.json").read_text())] == list(range(4, 11))
+    rows = json.loads((out / "ours.json").read_text())
+    assert [(r["n"], r["total"]) for r in rows] == [(n, total(n)) for n in (8, 9, 10)]
+    assert [r["n"] for r in json.loads((out / "direct.json").read_text())] == [10]
+    table = (out / "table.txt").read_text().splitlines()
+    assert table[0].split()[:5] == ["n", "total", "ours", "s", "goal"]
+    assert table[3].split()[:2] == ["10", str(total(10))] and table[3].split()[4] != "-"  # kernel s
+    assert "not run" not in done.stdout and "stopped" not in done.stdout
 
 
 def test_gpu_benchmark_script_takes_the_depth_of_work_items(tmp_path):
