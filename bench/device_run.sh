@@ -216,8 +216,11 @@ fi
 
 if step tests; then
   banner "GPU tests (pytest -m 'gpu and not slow'; the tests marked nvcc skip without nvcc)"
-  limited "$(share 240)" python -m pytest -m "gpu and not slow" -q -p no:cacheprovider tests 2>&1 | tee "$out/tests.log"
-  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  # verbose into the log, so that a test that hangs is named by its last line; the tail here
+  limited "$(share 240)" python -m pytest -m "gpu and not slow" -v -p no:cacheprovider --durations=10 tests \
+    > "$out/tests.log" 2>&1 || status=1
+  grep -E "FAILED|ERROR" "$out/tests.log" | head -20
+  tail -15 "$out/tests.log"
 fi
 
 if timing_step direct; then
