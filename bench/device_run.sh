@@ -72,7 +72,7 @@ case "$budget" in
 esac
 
 out=${out_dir:-$root/out/device_run}
-mkdir -p "$out"
+mkdir -p "$out" && out=$(cd "$out" && pwd)  # absolute: the peer steps run in other folders
 export PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1  # every line reaches the logs at once, also from a step that is stopped
 status=0
@@ -179,7 +179,7 @@ if step ygch; then
       cd peers/ygch/src && nvcc -gencode arch=compute_90,code=sm_90 -O3 -Xcompiler -fopenmp \
         -D_USE_CONFIG2_ n_queens_cuda.cu n_queens.cpp utils.cpp main.cpp -o n_queens > "$1/ygch_build.log" 2>&1 \
         || { echo "ygch build failed, see ygch_build.log"; exit 1; }
-      for n in $(seq "$2" "$3"); do ./n_queens "$n" 6 || exit 1; done' \
+      for n in $(seq "$2" "$3"); do ./n_queens "$n" 6; done' \
       ygch "$out" "$nmin" "$ygch_nmax" 2>&1 | tee -a "$out/ygch.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   else
