@@ -225,16 +225,21 @@ def test_matchstick_transfer_on_the_gpu_path(fake_gpu):
     assert gpuqueens.matchsticks(10, 10, removed=13, backend="gpu") == 135871476036610693224
 
 
+def run_benchmark(*args: str) -> subprocess.CompletedProcess:
+    """bench/gpu_nqueens.py with these arguments, on the stand-in (tests/fake_gpu_run.py)."""
+    root = Path(__file__).resolve().parent.parent
+    return subprocess.run(
+        [sys.executable, str(root / "tests" / "fake_gpu_run.py"), str(root / "bench" / "gpu_nqueens.py"), *args],
+        capture_output=True, text=True, timeout=600)
+
+
 @pytest.mark.parametrize("path", ["api", "direct"])
 def test_gpu_benchmark_script_dry_run(tmp_path, path):
     # the GPU benchmark (bench/gpu_nqueens.py) run end to end on the stand-in, so that a
     # broken script is found before anyone rents a GPU to run it; its times mean nothing
     out = tmp_path / "rows.json"
-    root = Path(__file__).resolve().parent.parent
-    result = subprocess.run(
-        [sys.executable, str(root / "tests" / "fake_gpu_run.py"), str(root / "bench" / "gpu_nqueens.py"),
-         "--nmin", "8", "--nmax", "10", "--no-cold", "--repeats", "1", "--path", path, "--json", str(out)],
-        capture_output=True, text=True, timeout=600)
+    result = run_benchmark("--nmin", "8", "--nmax", "10", "--no-cold", "--repeats", "1", "--path", path,
+                           "--json", str(out))
     assert result.returncode == 0, result.stderr
     rows = json.loads(out.read_text())
     assert [(r["n"], r["total"], r["unique"]) for r in rows] == [(n, total(n), unique(n)) for n in (8, 9, 10)]
@@ -245,12 +250,8 @@ def test_gpu_benchmark_stops_before_an_n_that_would_pass_its_budget(tmp_path):
     # --budget-s: the rows so far are kept, the JSON file holds them, and the run ends with a
     # line saying which n were left out (a count of n taken as at most 9x one of n - 1)
     out = tmp_path / "rows.json"
-    root = Path(__file__).resolve().parent.parent
-    result = subprocess.run(
-        [sys.executable, str(root / "tests" / "fake_gpu_run.py"), str(root / "bench" / "gpu_nqueens.py"),
-         "--nmin", "8", "--nmax", "17", "--no-cold", "--repeats", "1", "--plain-nodes-max", "0",
-         "--budget-s", "1", "--json", str(out)],
-        capture_output=True, text=True, timeout=600)
+    result = run_benchmark("--nmin", "8", "--nmax", "17", "--no-cold", "--repeats", "1", "--plain-nodes-max", "0",
+                           "--budget-s", "1", "--json", str(out))
     assert result.returncode == 0, result.stderr
     rows = json.loads(out.read_text())
     last = rows[-1]["n"]
@@ -286,12 +287,8 @@ def test_device_run_dry_run(emulator_libraries, tmp_path):
 def test_gpu_benchmark_script_takes_the_depth_of_work_items(tmp_path):
     # --mark 6 --split 2: the A/B of how deep the device's work items start (run on a GPU)
     out = tmp_path / "rows.json"
-    root = Path(__file__).resolve().parent.parent
-    result = subprocess.run(
-        [sys.executable, str(root / "tests" / "fake_gpu_run.py"), str(root / "bench" / "gpu_nqueens.py"),
-         "--nmin", "11", "--nmax", "11", "--no-cold", "--repeats", "1", "--path", "direct",
-         "--mark", "6", "--split", "2", "--json", str(out)],
-        capture_output=True, text=True, timeout=600)
+    result = run_benchmark("--nmin", "11", "--nmax", "11", "--no-cold", "--repeats", "1", "--path", "direct",
+                           "--mark", "6", "--split", "2", "--json", str(out))
     assert result.returncode == 0, result.stderr
     assert "split=2" in result.stdout
     assert [(r["n"], r["total"], r["unique"]) for r in json.loads(out.read_text())] == [(11, total(11), unique(11))]
