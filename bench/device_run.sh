@@ -4,7 +4,7 @@
 # short table at the end.
 #
 #   bash bench/device_run.sh [--budget SECONDS] [--with-22] [--nmax N] [--seed-nmax N]
-#                            [--ygch-nmax N] [--steps "build smoke bench ygch seed ncu tests direct table"]
+#                            [--ygch-nmax N] [--steps "build smoke bench ygch seed ncu tests sanitize direct table"]
 #                            [--out DIR]
 #
 # Before (once): put the peers in the git-ignored folder peers/ (bench/prepare_peers.sh):
@@ -17,13 +17,16 @@
 #
 # The steps run in the order above, the most wanted first, within a time budget (default 480 s,
 # 0 = none): each step gets at most its own share (build 120 s, smoke 120, bench 180, ygch 90,
-# seed 150, ncu 120, tests 240, direct 120), never past the budget; a step whose time runs out
-# is stopped (its output so far is kept; the benchmarks end before an n that would not fit),
-# and steps that find the budget spent are not run; the table says which. "smoke" counts
-# n = 4..17 (at most --nmax) through the public call against OEIS within 120 s: if the engine
-# gives a wrong count, fails or hangs there, the timing steps are skipped and the tests step
-# runs for the diagnosis. The default steps should take 6 to 8 minutes on one H100 with n up
-# to 21 (an estimate from the peers' times and the engine's projection, docs/performance.md).
+# seed 150, ncu 120, tests 240, sanitize 90 a tool, direct 120), never past the budget; a step
+# whose time runs out is stopped (its output so far is kept; the benchmarks end before an n
+# that would not fit), and steps that find the budget spent are not run; the table says which.
+# "smoke" counts n = 4..17 (at most --nmax) through the public call against OEIS within 120 s:
+# if the engine gives a wrong count, fails or hangs there, the timing steps are skipped and the
+# tests and the sanitizer run for the diagnosis. "sanitize" runs bench/gpu_sanitize.py (every
+# kernel on small inputs, against the CPU) under compute-sanitizer's memcheck and racecheck.
+# The default steps should take 7 to 9 minutes on one H100 with n up to 21 (an estimate from
+# the peers' times and the engine's projection, docs/performance.md): with the default budget
+# the last ones may be cut.
 # Steps that run only when named: "big" (n = 22 and 23 against OEIS through the command line,
 # each with a checkpoint in the output folder, so that a stopped step resumes when run again;
 # n = 23 is projected at about a quarter of an hour on one H100), "matchsticks" (the matchstick
@@ -51,7 +54,7 @@ nmax=21
 seed_nmax=20
 ygch_nmax=21
 budget=480
-steps="build smoke bench ygch seed ncu tests direct table"
+steps="build smoke bench ygch seed ncu tests sanitize direct table"
 out_dir=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -221,6 +224,19 @@ if step tests; then
     > "$out/tests.log" 2>&1 || status=1
   grep -E "FAILED|ERROR" "$out/tests.log" | head -20
   tail -15 "$out/tests.log"
+fi
+
+if step sanitize; then
+  banner "compute-sanitizer: memcheck, then racecheck, on small runs of every kernel against the CPU"
+  if command -v compute-sanitizer >/dev/null; then
+    for tool in memcheck racecheck; do
+      limited "$(share 90)" compute-sanitizer --tool "$tool" --error-exitcode 99 python bench/gpu_sanitize.py \
+        > "$out/sanitize_$tool.txt" 2>&1 || status=1
+      grep -E "^(ok  |DIFF)| cases agree|ERROR SUMMARY|RACECHECK SUMMARY|device_run:" "$out/sanitize_$tool.txt" | sed "s/^/$tool: /"
+    done
+  else
+    echo "compute-sanitizer not found (CUDA toolkit): the kernels' memory checks skipped" | tee "$out/sanitize_memcheck.txt"
+  fi
 fi
 
 if timing_step direct; then

@@ -533,7 +533,10 @@ def make_fake_cupy(libraries: dict[str, Path], devices: int = 1) -> types.Module
     driver = types.SimpleNamespace(ctxGetCurrent=cuda.ctx_get_current, CUDADriverError=CUDADriverError)
     module.cuda = types.SimpleNamespace(Device=lambda device=None: FakeDevice(device, cuda=cuda),
                                         runtime=runtime, driver=driver, Event=FakeEvent,
-                                        get_current_stream=driver_call(lambda: FAKE_STREAM))
+                                        get_current_stream=driver_call(lambda: FAKE_STREAM),
+                                        # host arrays have no pools to turn off
+                                        set_allocator=lambda allocator=None: None,
+                                        set_pinned_memory_allocator=lambda allocator=None: None)
     module.fake_cuda = cuda  # for tests: the fake driver's state
     return module
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -266,14 +267,22 @@ def test_device_run_dry_run(emulator_libraries, tmp_path):
     from fake_cupy_site import write_site
 
     root = Path(__file__).resolve().parent.parent
+    tools = tmp_path / "bin"  # a compute-sanitizer that runs the command after its 4 options
+    tools.mkdir()
+    (tools / "compute-sanitizer").write_text('#!/bin/sh\nshift 4\n"$@" && echo "= ERROR SUMMARY: 0 errors"\n')
+    (tools / "compute-sanitizer").chmod(0o755)
     env = dict(os.environ, PYTHONPATH=str(write_site(tmp_path / "site")),
-               FAKE_CUPY_LIBRARIES=json.dumps({k: str(v) for k, v in emulator_libraries.items()}))
+               FAKE_CUPY_LIBRARIES=json.dumps({k: str(v) for k, v in emulator_libraries.items()}),
+               PATH=f"{tools}{os.pathsep}{os.environ['PATH']}")
     out = tmp_path / "out"
     done = subprocess.run(
         ["bash", str(root / "bench" / "device_run.sh"), "--nmax", "10", "--budget", "300",
-         "--steps", "smoke bench direct table", "--out", str(out)],
+         "--steps", "smoke bench sanitize direct table", "--out", str(out)],
         env=env, capture_output=True, text=True, timeout=600, cwd=root, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    for tool in ("memcheck", "racecheck"):  # bench/gpu_sanitize.py's cases, each against the CPU
+        assert re.search(rf"{tool}: (\d+) of \1 cases agree with the CPU", done.stdout)
+        assert f"{tool}: = ERROR SUMMARY: 0 errors" in done.stdout
     assert [r["n"] for r in json.loads((out / "smoke.json").read_text())] == list(range(4, 11))
     rows = json.loads((out / "ours.json").read_text())
     assert [(r["n"], r["total"]) for r in rows] == [(n, total(n)) for n in (8, 9, 10)]
@@ -282,6 +291,22 @@ def test_device_run_dry_run(emulator_libraries, tmp_path):
     assert table[0].split()[:5] == ["n", "total", "ours", "s", "goal"]
     assert table[3].split()[:2] == ["10", str(total(10))] and table[3].split()[4] != "-"  # kernel s
     assert "not run" not in done.stdout and "stopped" not in done.stdout
+
+
+def test_sanitizer_cases_say_which_result_differs(fake_gpu, monkeypatch, capsys):
+    # bench/gpu_sanitize.py: a case whose GPU result is not the CPU's fails the run and shows both
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.syspath_prepend(str(root / "bench"))
+    import gpu_sanitize
+
+    monkeypatch.setattr(gpu_sanitize, "CASES", [
+        ("agrees", "k1", lambda: gpu_sanitize.nqueens_per_prefix(9, 4, 1)),
+        ("differs", "k2", lambda: ([1, 2], [1, 3])),
+    ])
+    assert gpu_sanitize.main([]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("ok   agrees") and "DIFF differs" in out
+    assert "GPU [1, 2]" in out and "CPU [1, 3]" in out and "1 of 2 cases agree" in out
 
 
 def test_gpu_benchmark_script_takes_the_depth_of_work_items(tmp_path):
