@@ -232,7 +232,7 @@ if step sanitize; then
     for tool in memcheck racecheck; do
       limited "$(share 90)" compute-sanitizer --tool "$tool" --error-exitcode 99 python bench/gpu_sanitize.py \
         > "$out/sanitize_$tool.txt" 2>&1 || status=1
-      grep -E "^(ok  |DIFF)| cases agree|ERROR SUMMARY|RACECHECK SUMMARY|device_run:" "$out/sanitize_$tool.txt" | sed "s/^/$tool: /"
+      grep -E "^(ok  |DIFF|FAIL)| cases agree|ERROR SUMMARY|RACECHECK SUMMARY|device_run:" "$out/sanitize_$tool.txt" | sed "s/^/$tool: /"
     done
   else
     echo "compute-sanitizer not found (CUDA toolkit): the kernels' memory checks skipped" | tee "$out/sanitize_memcheck.txt"

@@ -12,7 +12,8 @@ per prefix, the matchstick transfer kernel (``matchsticks_pass``, ``matchsticks_
 puzzle table's pairing (``matchstick_join_pairs``) and problem 2's exact join. CuPy's memory
 pools are turned off first, so that every array is an allocation of its own whose bounds the
 memory checker sees (inside a pool, a read past an array's end lands in the pool's next block
-and goes unseen). Prints one line per case and exits 1 if any result differs.
+and goes unseen). Prints one line per case and exits 1 if any result differs or any case
+fails.
 """
 
 from __future__ import annotations
@@ -117,7 +118,12 @@ def main(argv: list[str] | None = None) -> int:
     failed = 0
     for what, kernels, check in CASES:
         start = time.perf_counter()
-        got, want = check()
+        try:
+            got, want = check()
+        except Exception as error:  # the next cases still run: one failure hides no other
+            failed += 1
+            print(f"FAIL {what:<36} {kernels:<36} {type(error).__name__}: {error}", flush=True)
+            continue
         ok = got == want
         failed += not ok
         print(f"{'ok  ' if ok else 'DIFF'} {what:<36} {kernels:<36} {time.perf_counter() - start:7.2f} s",

@@ -294,7 +294,8 @@ def test_device_run_dry_run(emulator_libraries, tmp_path):
 
 
 def test_sanitizer_cases_say_which_result_differs(fake_gpu, monkeypatch, capsys):
-    # bench/gpu_sanitize.py: a case whose GPU result is not the CPU's fails the run and shows both
+    # bench/gpu_sanitize.py: a case whose GPU result is not the CPU's, or that raises, fails the
+    # run (showing both results, or the error) without stopping the cases after it
     root = Path(__file__).resolve().parent.parent
     monkeypatch.syspath_prepend(str(root / "bench"))
     import gpu_sanitize
@@ -302,11 +303,15 @@ def test_sanitizer_cases_say_which_result_differs(fake_gpu, monkeypatch, capsys)
     monkeypatch.setattr(gpu_sanitize, "CASES", [
         ("agrees", "k1", lambda: gpu_sanitize.nqueens_per_prefix(9, 4, 1)),
         ("differs", "k2", lambda: ([1, 2], [1, 3])),
+        ("raises", "k3", lambda: 1 // 0),
+        ("agrees too", "k4", lambda: (5, 5)),
     ])
     assert gpu_sanitize.main([]) == 1
     out = capsys.readouterr().out
     assert out.startswith("ok   agrees") and "DIFF differs" in out
-    assert "GPU [1, 2]" in out and "CPU [1, 3]" in out and "1 of 2 cases agree" in out
+    assert "GPU [1, 2]" in out and "CPU [1, 3]" in out
+    assert "FAIL raises" in out and "ZeroDivisionError" in out and "ok   agrees too" in out
+    assert "2 of 4 cases agree" in out
 
 
 def test_gpu_benchmark_script_takes_the_depth_of_work_items(tmp_path):
