@@ -358,6 +358,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--{name} {getattr(args, name)} is outside 1..{MAX_N} (the boards gpuqueens counts)")
     if args.nmin > args.nmax:
         parser.error(f"--nmin {args.nmin} is above --nmax {args.nmax}")
+    if args.repeats < 1:
+        parser.error(f"--repeats {args.repeats}: at least 1 timed run per n")
     if args.cold_child is not None:
         _cold_child(args.cold_child, args.mark, args.path)
         return 0

@@ -74,6 +74,15 @@ def test_gpu_nqueens_host_side_needs_no_cupy(without_cupy):
     assert done.returncode == 0 and "n=8: host side" in done.stdout, done.stderr
 
 
+@pytest.mark.parametrize("args, message", [
+    (["--nmin", "12", "--nmax", "10"], "--nmin 12 is above --nmax 10"),
+    (["--repeats", "0"], "--repeats 0: at least 1 timed run per n"),
+])
+def test_gpu_nqueens_refuses_an_empty_benchmark(args, message):
+    line = one_line_error(run(sys.executable, str(BENCH / "gpu_nqueens.py"), "--host-side", *args), 2)
+    assert message in line
+
+
 @pytest.mark.parametrize("bound", ["--nmin", "--nmax"])
 def test_gpu_nqueens_refuses_a_board_out_of_range(bound):
     args = {"--nmin": "8", "--nmax": "8", bound: "40"}
