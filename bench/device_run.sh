@@ -4,7 +4,7 @@
 # short table at the end.
 #
 #   bash bench/device_run.sh [--budget SECONDS] [--with-22] [--nmax N] [--seed-nmax N]
-#                            [--ygch-nmax N] [--steps "build smoke bench ygch seed ncu tests sanitize direct table"]
+#                            [--ygch-nmax N] [--steps "build smoke bench ygch seed ncu tests direct sanitize table"]
 #                            [--out DIR]
 #
 # Before (once): put the peers in the git-ignored folder peers/ (bench/prepare_peers.sh):
@@ -17,7 +17,7 @@
 #
 # The steps run in the order above, the most wanted first, within a time budget (default 480 s,
 # 0 = none): each step gets at most its own share (build 120 s, smoke 120, bench 180, ygch 90,
-# seed 150, ncu 120, tests 240, sanitize 90 a tool, direct 120), never past the budget; a step
+# seed 150, ncu 120, tests 240, direct 120, sanitize 90 a tool), never past the budget; a step
 # whose time runs out is stopped (its output so far is kept; the benchmarks end before an n
 # that would not fit), and steps that find the budget spent are not run; the table says which.
 # "smoke" counts n = 4..17 (at most --nmax) through the public call against OEIS within 120 s:
@@ -54,7 +54,7 @@ nmax=21
 seed_nmax=20
 ygch_nmax=21
 budget=480
-steps="build smoke bench ygch seed ncu tests sanitize direct table"
+steps="build smoke bench ygch seed ncu tests direct sanitize table"
 out_dir=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -226,6 +226,18 @@ if step tests; then
   tail -15 "$out/tests.log"
 fi
 
+if timing_step direct; then
+  direct_nmin=$(( nmax < 16 ? nmax : 16 ))
+  banner "the kernels alone (prefixes at row 5, main search, symmetric search), n=$direct_nmin..$nmax"
+  seconds=$(share 120)
+  inner=$([ "$seconds" -gt 0 ] && echo "--budget-s $(( seconds > 40 ? seconds - 20 : seconds / 2 ))")
+  limited "$seconds" python bench/gpu_nqueens.py --path direct --nmin "$direct_nmin" --nmax "$nmax" --no-cold \
+    --plain-nodes-max 0 $inner --json "$out/direct.json" 2>&1 | tee "$out/direct.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  python -c "import json, sys; [print(r['n'], {k: round(r[k], 4) for k in ('prefixes_s', 'kernel_s', 'symmetric_s')}) for r in json.load(open(sys.argv[1]))]" \
+    "$out/direct.json" 2>&1 | tee -a "$out/direct.txt"
+fi
+
 if step sanitize; then
   banner "compute-sanitizer: memcheck, then racecheck, on small runs of every kernel against the CPU"
   if command -v compute-sanitizer >/dev/null; then
@@ -237,18 +249,6 @@ if step sanitize; then
   else
     echo "compute-sanitizer not found (CUDA toolkit): the kernels' memory checks skipped" | tee "$out/sanitize_memcheck.txt"
   fi
-fi
-
-if timing_step direct; then
-  direct_nmin=$(( nmax < 16 ? nmax : 16 ))
-  banner "the kernels alone (prefixes at row 5, main search, symmetric search), n=$direct_nmin..$nmax"
-  seconds=$(share 120)
-  inner=$([ "$seconds" -gt 0 ] && echo "--budget-s $(( seconds > 40 ? seconds - 20 : seconds / 2 ))")
-  limited "$seconds" python bench/gpu_nqueens.py --path direct --nmin "$direct_nmin" --nmax "$nmax" --no-cold \
-    --plain-nodes-max 0 $inner --json "$out/direct.json" 2>&1 | tee "$out/direct.txt"
-  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  python -c "import json, sys; [print(r['n'], {k: round(r[k], 4) for k in ('prefixes_s', 'kernel_s', 'symmetric_s')}) for r in json.load(open(sys.argv[1]))]" \
-    "$out/direct.json" 2>&1 | tee -a "$out/direct.txt"
 fi
 
 if timing_step big; then
