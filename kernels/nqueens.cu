@@ -276,18 +276,27 @@ enum NqStep {
 #endif
 
 // The prefixes of one launch: NQ_RECORD_WORDS words each. A thread's work item is a prefix
-// and the candidates its queens take in the next `split` rows (0, 1 or 2): item i is prefix
-// i / n^split with the digits of i % n^split (base n, row mark first) as the rank of the
-// chosen free square in each of those rows; an item whose square does not exist is empty.
-// So the device cuts the work n or n^2 times finer than the host's prefixes, at no host cost.
+// and the candidates its queens take in the next `split` rows (0, 1 or 2): the item's digits
+// are the ranks of the chosen free squares in those rows, row mark + k's digit in base
+// n - mark - k (nq_split_radix: the columns no queen uses yet, which hold every free square
+// of that row), row mark's digit the most significant after the prefix; an item whose square
+// does not exist is empty. So the device cuts the work n - mark or (n - mark)(n - mark - 1)
+// times finer than the host's prefixes, at no host cost (a base of n would leave about twice
+// as many items empty, each a pass of the fetch loop).
 struct NqPrefixes {
     int n;
     int mark;
     int split;
     long long count;  // prefixes
-    long long items;  // count * n^split
+    long long items;  // count * the radices of the split rows
     const nq_u32* records;
 };
+
+// The base of row mark + k's digit in a work item: the columns no queen of rows 0..mark+k-1
+// uses, a bound on that row's free squares.
+__host__ __device__ inline int nq_split_radix(int n, int mark, int k) {
+    return n - mark - k;
+}
 
 // One thread's search: its memory, the current item's rules and leaf data, the current row.
 // `down` always holds the columns past n-1 too (~mask): they are never free, and
@@ -368,13 +377,15 @@ struct NqSearch {
         long long index = item;
         int second = 0;
         if (set.split == 2) {
-            second = (int)(index % n);
-            index /= n;
+            const int radix = nq_split_radix(n, set.mark, 1);
+            second = (int)(index % radix);
+            index /= radix;
         }
         int first = 0;
         if (set.split >= 1) {
-            first = (int)(index % n);
-            index /= n;
+            const int radix = nq_split_radix(n, set.mark, 0);
+            first = (int)(index % radix);
+            index /= radix;
         }
         const nq_u32* rec = set.records + index * NQ_RECORD_WORDS;
         const nq_u32 rule = rec[3];
@@ -631,7 +642,7 @@ __device__ inline void nq_add_block_sums(nq_u64 (&sums)[NQ_SUM_WORDS], nq_u64* b
 __host__ __device__ inline NqPrefixes nq_prefixes(int n, int mark, int split, long long count,
                                                   const nq_u32* records) {
     long long items = count;
-    for (int k = 0; k < split; ++k) items *= n;
+    for (int k = 0; k < split; ++k) items *= nq_split_radix(n, mark, k);
     const NqPrefixes set = {n, mark, split, count, items, records};
     return set;
 }

@@ -21,7 +21,7 @@ from ...kernels import wait_for_device
 from .prefixes import Prefixes
 from .symmetric import SymmetricPrefixes, count_symmetric, symmetric_work
 
-__all__ = ["count_prefixes_gpu", "sum_prefixes_gpu", "choose_split", "stack_bytes_per_thread",
+__all__ = ["count_prefixes_gpu", "sum_prefixes_gpu", "choose_split", "items_per_prefix", "stack_bytes_per_thread",
            "kernel_options", "KERNEL_SOURCE", "count_symmetric_gpu", "count_symmetric_prefixes_gpu"]
 
 KERNEL_SOURCE = "nqueens.cu"
@@ -40,6 +40,17 @@ TARGET_ITEMS = 1 << 23
 MIN_ROWS_BELOW = 8
 
 
+def items_per_prefix(n: int, mark: int, split: int) -> int:
+    """Work items the device makes of one prefix at row ``mark`` (``nq_split_radix`` in the
+    kernel): the rank of the free square taken in each of the next ``split`` rows, row
+    ``mark + k``'s below ``n - mark - k``, the columns its queen can still use.
+
+    >>> items_per_prefix(18, 5, 0), items_per_prefix(18, 5, 1), items_per_prefix(18, 5, 2)
+    (1, 13, 156)
+    """
+    return math.prod(n - mark - k for k in range(split))
+
+
 def choose_split(n: int, mark: int, count: int) -> int:
     """Rows (0..2) the device splits each prefix by: enough work items, deep enough subtrees.
 
@@ -47,9 +58,12 @@ def choose_split(n: int, mark: int, count: int) -> int:
     (2, 1, 0)
     """
     split = 0
-    while split < 2 and count * n ** split < TARGET_ITEMS and mark + split + 1 <= n - MIN_ROWS_BELOW:
+    while (split < 2 and count * items_per_prefix(n, mark, split) < TARGET_ITEMS
+           and mark + split + 1 <= n - MIN_ROWS_BELOW):
         split += 1
     return split
+
+
 _COUNT_NODES_FLAG = "-DNQ_COUNT_NODES"
 
 
@@ -177,7 +191,7 @@ def sum_prefixes_gpu(
 
     kernel = _module(count_nodes).get_function("nqueens_count")
     shared = _prepare_kernel(kernel, prefixes.n, prefixes.mark, block_size, split)
-    items = prefixes.n ** split
+    items = items_per_prefix(prefixes.n, prefixes.mark, split)
     max_grid = _grid_size(min(len(prefixes), BATCH_PREFIXES) * items, block_size)
     block_sums = cupy.zeros(words * max_grid, dtype=cupy.uint64)
     for start, stop, records, counter in _batches(prefixes):
@@ -204,7 +218,7 @@ def _weigh_each_gpu(prefixes: Prefixes, block_size: int, split: int) -> np.ndarr
     for start, stop, records, counter in _batches(prefixes):
         count = stop - start
         kernel(
-            (_grid_size(count * prefixes.n ** split, block_size),), (block_size,),
+            (_grid_size(count * items_per_prefix(prefixes.n, prefixes.mark, split), block_size),), (block_size,),
             (np.int32(prefixes.n), np.int32(prefixes.mark), np.int32(split), np.int64(count),
              records, counter, each[start:stop]),
             shared_mem=shared,
