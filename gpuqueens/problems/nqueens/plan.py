@@ -147,9 +147,11 @@ def work_units(plan: Plan, backend: str) -> list[WorkUnit]:
 
 def gpu_batch(prefixes: Prefixes) -> Prefixes:
     """Expand prefixes row by row on the host while there are too few for the GPU even after
-    the device's own split (each split row multiplies the work items by n)."""
+    the device's own split of two rows (``gpu.items_per_prefix``)."""
+    from .gpu import items_per_prefix
+
     def items(p: Prefixes) -> int:
-        return len(p) * p.n ** 2
+        return len(p) * items_per_prefix(p.n, p.mark, min(2, p.n - 1 - p.mark))
 
     while len(prefixes) and items(prefixes) < GPU_TARGET_PREFIXES and prefixes.mark < prefixes.n - GPU_MIN_TAIL_ROWS:
         prefixes = expand_prefixes(prefixes, prefixes.mark + 1)
