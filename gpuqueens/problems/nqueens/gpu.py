@@ -21,8 +21,9 @@ from ...kernels import wait_for_device
 from .prefixes import Prefixes
 from .symmetric import SymmetricPrefixes, count_symmetric, symmetric_work
 
-__all__ = ["count_prefixes_gpu", "sum_prefixes_gpu", "choose_split", "items_per_prefix", "stack_bytes_per_thread",
-           "kernel_options", "KERNEL_SOURCE", "count_symmetric_gpu", "count_symmetric_prefixes_gpu"]
+__all__ = ["count_prefixes_gpu", "sum_prefixes_gpu", "choose_split", "items_per_prefix",
+           "stack_bytes_per_thread", "kernel_options", "KERNEL_SOURCE", "count_symmetric_gpu",
+           "count_symmetric_prefixes_gpu"]
 
 KERNEL_SOURCE = "nqueens.cu"
 SYMMETRIC_SOURCE = "nqueens_symmetric.cu"
@@ -215,10 +216,11 @@ def _weigh_each_gpu(prefixes: Prefixes, block_size: int, split: int) -> np.ndarr
     kernel = _module(False).get_function("nqueens_count_each")
     shared = _prepare_kernel(kernel, prefixes.n, prefixes.mark, block_size, split)
     each = cupy.zeros(len(prefixes), dtype=cupy.uint64)
+    items = items_per_prefix(prefixes.n, prefixes.mark, split)
     for start, stop, records, counter in _batches(prefixes):
         count = stop - start
         kernel(
-            (_grid_size(count * items_per_prefix(prefixes.n, prefixes.mark, split), block_size),), (block_size,),
+            (_grid_size(count * items, block_size),), (block_size,),
             (np.int32(prefixes.n), np.int32(prefixes.mark), np.int32(split), np.int64(count),
              records, counter, each[start:stop]),
             shared_mem=shared,
