@@ -73,6 +73,13 @@ done
 case "$budget" in
   ''|*[!0-9]*) echo "device_run: --budget takes whole seconds (0: no budget), not '$budget'" >&2; exit 2 ;;
 esac
+known="build smoke bench ygch seed ncu tests direct sanitize big engines matchsticks workers table"
+for name in $steps; do
+  case " $known " in
+    *" $name "*) ;;
+    *) echo "device_run: no step '$name' (the steps: $known)" >&2; exit 2 ;;
+  esac
+done
 
 out=${out_dir:-$root/out/device_run}
 mkdir -p "$out" && out=$(cd "$out" && pwd)  # absolute: the peer steps run in other folders

@@ -175,3 +175,10 @@ def test_device_run_stops_a_step_that_hangs_and_keeps_to_its_budget(tmp_path):
 def test_device_run_refuses_a_budget_that_is_not_whole_seconds(budget):
     done = run("bash", str(BENCH / "device_run.sh"), "--budget", budget, "--steps", "table")
     assert done.returncode == 2 and "--budget takes whole seconds" in done.stderr
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_device_run_refuses_a_step_it_does_not_have():
+    # a misspelt step would otherwise run nothing and say nothing
+    done = run("bash", str(BENCH / "device_run.sh"), "--steps", "smoke bnech table")
+    assert done.returncode == 2 and "no step 'bnech'" in done.stderr and "bench" in done.stderr
