@@ -37,7 +37,8 @@
 # twice). Steps can be run in separate calls with the same --out; --budget 0 lifts every limit
 # but the smoke step's.
 #
-# Install first, in the repository (a virtual environment is fine):
+# Install first, in the repository (a virtual environment is fine; the steps run $PYTHON, else
+# python, else python3):
 #   pip install ".[test,cuda12]"     # pytest for "tests", CuPy for every GPU step; or ".[test,cuda13]"
 #   pip install ".[bench]"           # matplotlib, only to plot side_by_side.json with bench/plot_times.py
 # Tools on the PATH: nvcc (CUDA toolkit) for "build" (the cubin and its resource usage), "ygch"
@@ -85,6 +86,8 @@ out=${out_dir:-$root/out/device_run}
 mkdir -p "$out" && out=$(cd "$out" && pwd)  # absolute: the peer steps run in other folders
 export PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1  # every line reaches the logs at once, also from a step that is stopped
+# the interpreter: $PYTHON, else python (an active virtual environment's), else python3
+py=${PYTHON:-$(command -v python || command -v python3 || echo python)}
 status=0
 started=$SECONDS
 engine_ok=1   # cleared when the smoke step finds the engine wrong or hanging
@@ -143,16 +146,16 @@ if step build; then
     failed=0  # every command runs and logs; the step fails if any of them failed
     nvidia-smi -L || true
     nvcc --version | tail -2 || { echo "build: nvcc not found or failed"; failed=1; }
-    python -c "import cupy, sys; print('python', sys.version.split()[0], 'cupy', cupy.__version__)" \
+    "$py" -c "import cupy, sys; print('python', sys.version.split()[0], 'cupy', cupy.__version__)" \
       || { echo "build: CuPy cannot be imported (pip install \".[cuda12]\" or \".[cuda13]\")"; failed=1; }
     nvcc -arch=sm_90 -cubin -O3 --resource-usage -Xptxas -warn-spills,-warn-lmem-usage \
       -o "$out/nqueens.cubin" kernels/nqueens.cu || { echo "build: nvcc could not build the cubin"; failed=1; }
     # compile through CuPy/NVRTC once, so later steps find the kernel cache warm
-    limited "$(share 120)" python -c "from gpuqueens.kernels import load_module; load_module('nqueens.cu'); load_module('nqueens_symmetric.cu'); print('NVRTC build ok')" \
+    limited "$(share 120)" "$py" -c "from gpuqueens.kernels import load_module; load_module('nqueens.cu'); load_module('nqueens_symmetric.cu'); print('NVRTC build ok')" \
       || { echo "build: the NVRTC build failed"; failed=1; }
     # the main iteration in SASS with this toolkit (the warp model's costs were read with nvcc 13.0);
     # optional: its failure does not fail the step
-    python bench/simt_model.py --sass | tail -1 || echo "(no cuobjdump or nvdisasm: SASS not read)"
+    "$py" bench/simt_model.py --sass | tail -1 || echo "(no cuobjdump or nvdisasm: SASS not read)"
     exit "$failed"
   ) 2>&1 | tee "$out/build.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
@@ -161,7 +164,7 @@ fi
 if step smoke; then
   smoke_nmax=$(( nmax < 17 ? nmax : 17 ))
   banner "smoke: n = 4..$smoke_nmax through the public call on the GPU, against OEIS, within 120 s"
-  limited "$(allowance 120)" python bench/gpu_nqueens.py --nmin 4 --nmax "$smoke_nmax" --no-cold --repeats 1 \
+  limited "$(allowance 120)" "$py" bench/gpu_nqueens.py --nmin 4 --nmax "$smoke_nmax" --no-cold --repeats 1 \
     --long-run-s 0 --plain-nodes-max 0 --json "$out/smoke.json" 2>&1 | tee "$out/smoke.txt"
   if [ "${PIPESTATUS[0]}" -ne 0 ]; then
     status=1
@@ -175,7 +178,7 @@ if timing_step bench; then
   # gpu_nqueens.py ends before an n that would not fit, so that the step is not stopped mid-count
   seconds=$(share 180)
   inner=$([ "$seconds" -gt 0 ] && echo "--budget-s $(( seconds > 40 ? seconds - 20 : seconds / 2 ))")
-  limited "$seconds" python bench/gpu_nqueens.py --nmin "$nmin" --nmax "$nmax" $inner \
+  limited "$seconds" "$py" bench/gpu_nqueens.py --nmin "$nmin" --nmax "$nmax" $inner \
     --json "$out/ours.json" 2>&1 | tee "$out/bench.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
@@ -215,7 +218,7 @@ if timing_step ncu; then
       --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
       --section ComputeWorkloadAnalysis --section InstructionStats --section SchedulerStats \
       --section MemoryWorkloadAnalysis \
-      python -c "import gpuqueens; print(gpuqueens.nqueens(18, backend='gpu', progress=False))" \
+      "$py" -c "import gpuqueens; print(gpuqueens.nqueens(18, backend='gpu', progress=False))" \
       > "$out/ncu18.txt" 2>&1 || status=1
     # compare with the warp model (docs/performance.md): lanes, issue slots, the ALU pipe, shared memory
     grep -E "Duration|Registers Per Thread|Achieved Occupancy|Avg. Active Threads|Avg. Not Predicated|Grid Size|Block Size|Issue Slots Busy|Issued Ipc|Executed Ipc|ALU|Shared|L1/TEX Hit|Warp Cycles Per Issued|No Eligible|device_run:" "$out/ncu18.txt"
@@ -227,7 +230,7 @@ fi
 if step tests; then
   banner "GPU tests (pytest -m 'gpu and not slow'; the tests marked nvcc skip without nvcc)"
   # verbose into the log, so that a test that hangs is named by its last line; the tail here
-  limited "$(share 240)" python -m pytest -m "gpu and not slow" -v -p no:cacheprovider --durations=10 tests \
+  limited "$(share 240)" "$py" -m pytest -m "gpu and not slow" -v -p no:cacheprovider --durations=10 tests \
     > "$out/tests.log" 2>&1 || status=1
   grep -E "FAILED|ERROR" "$out/tests.log" | head -20
   tail -15 "$out/tests.log"
@@ -238,10 +241,10 @@ if timing_step direct; then
   banner "the kernels alone (prefixes at row 5, main search, symmetric search), n=$direct_nmin..$nmax"
   seconds=$(share 120)
   inner=$([ "$seconds" -gt 0 ] && echo "--budget-s $(( seconds > 40 ? seconds - 20 : seconds / 2 ))")
-  limited "$seconds" python bench/gpu_nqueens.py --path direct --nmin "$direct_nmin" --nmax "$nmax" --no-cold \
+  limited "$seconds" "$py" bench/gpu_nqueens.py --path direct --nmin "$direct_nmin" --nmax "$nmax" --no-cold \
     --plain-nodes-max 0 $inner --json "$out/direct.json" 2>&1 | tee "$out/direct.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  python -c "import json, sys; [print(r['n'], {k: round(r[k], 4) for k in ('prefixes_s', 'kernel_s', 'symmetric_s')}) for r in json.load(open(sys.argv[1]))]" \
+  "$py" -c "import json, sys; [print(r['n'], {k: round(r[k], 4) for k in ('prefixes_s', 'kernel_s', 'symmetric_s')}) for r in json.load(open(sys.argv[1]))]" \
     "$out/direct.json" 2>&1 | tee -a "$out/direct.txt"
 fi
 
@@ -249,7 +252,7 @@ if step sanitize; then
   banner "compute-sanitizer: memcheck, then racecheck, on small runs of every kernel against the CPU"
   if command -v compute-sanitizer >/dev/null; then
     for tool in memcheck racecheck; do
-      limited "$(share 90)" compute-sanitizer --tool "$tool" --error-exitcode 99 python bench/gpu_sanitize.py \
+      limited "$(share 90)" compute-sanitizer --tool "$tool" --error-exitcode 99 "$py" bench/gpu_sanitize.py \
         > "$out/sanitize_$tool.txt" 2>&1 || status=1
       grep -E "^(ok  |DIFF|FAIL)| cases agree|ERROR SUMMARY|RACECHECK SUMMARY|device_run:" "$out/sanitize_$tool.txt" | sed "s/^/$tool: /"
     done
@@ -263,9 +266,9 @@ if timing_step big; then
   # budget) resumes where it stopped when it is run again with the same --out.
   banner "n = 22 and 23 on the GPU against OEIS (checkpoints in $out)"
   for n in 22 23; do
-    limited "$(share 0)" python -m gpuqueens nqueens "$n" --backend gpu --checkpoint "$out/big_$n.ckpt" 2>&1 | tee "$out/big_$n.txt"
+    limited "$(share 0)" "$py" -m gpuqueens nqueens "$n" --backend gpu --checkpoint "$out/big_$n.ckpt" 2>&1 | tee "$out/big_$n.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || { status=1; echo "n=$n not finished: run the step again to resume"; break; }
-    python - "$n" "$out/big_$n.txt" <<'PY' 2>&1 | tee -a "$out/big.log"
+    "$py" - "$n" "$out/big_$n.txt" <<'PY' 2>&1 | tee -a "$out/big.log"
 import re
 import sys
 from pathlib import Path
@@ -294,11 +297,11 @@ if timing_step engines; then
     for turn in 1 2; do  # in turn, so that every tree sees the device in the same state
       for tree in . $trees; do
         name=$([ "$tree" = . ] && echo current || basename "$tree")
-        limited "$(share 0)" python "$tree/bench/gpu_nqueens.py" --path direct --nmin 18 --nmax "$nmax" --no-cold \
+        limited "$(share 0)" "$py" "$tree/bench/gpu_nqueens.py" --path direct --nmin 18 --nmax "$nmax" --no-cold \
           --plain-nodes-max 0 --json "$out/engines-$name-$turn.json" >> "$out/engines.txt" 2>&1 || status=1
       done
     done
-    python - "$out" <<'PY' 2>&1 | tee -a "$out/engines.txt"
+    "$py" - "$out" <<'PY' 2>&1 | tee -a "$out/engines.txt"
 import glob, json, os, sys
 best = {}
 for path in sorted(glob.glob(os.path.join(sys.argv[1], "engines-*-[12].json"))):
@@ -316,24 +319,24 @@ fi
 
 if step matchsticks; then
   banner "matchsticks on the GPU: whole distributions (16x16..18x18, 20x20), then the puzzle table 5x5..7x7"
-  limited "$(share 0)" python bench/gpu_matchsticks.py --grids 16-18,20 --repeats 1 --json "$out/matchsticks.json" 2>&1 | tee "$out/matchsticks.txt"
+  limited "$(share 0)" "$py" bench/gpu_matchsticks.py --grids 16-18,20 --repeats 1 --json "$out/matchsticks.json" 2>&1 | tee "$out/matchsticks.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   # problem 2 checked against every row up to 6x6, against four rows of 7x7 (a join each)
-  limited "$(share 0)" python bench/gpu_matchstick_table.py --grids 5-6 --json "$out/matchstick_table.json" 2>&1 | tee "$out/matchstick_table.txt"
+  limited "$(share 0)" "$py" bench/gpu_matchstick_table.py --grids 5-6 --json "$out/matchstick_table.json" 2>&1 | tee "$out/matchstick_table.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-  limited "$(share 0)" python bench/gpu_matchstick_table.py --grids 7 --exact-squares 0,5,10,14 --json "$out/matchstick_table7.json" 2>&1 | tee "$out/matchstick_table7.txt"
+  limited "$(share 0)" "$py" bench/gpu_matchstick_table.py --grids 7 --exact-squares 0,5,10,14 --json "$out/matchstick_table7.json" 2>&1 | tee "$out/matchstick_table7.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 
 if step workers; then
   banner "workers: one process per visible GPU, pinned by PCI address; n=20 totals; the fork pool"
-  limited "$(share 0)" python bench/device_workers.py --n 20 2>&1 | tee "$out/workers.txt"
+  limited "$(share 0)" "$py" bench/device_workers.py --n 20 2>&1 | tee "$out/workers.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 
 if step table; then
   banner "side by side"
-  python - "$out/ours.json" "$out/seed.txt" "$out/ygch.txt" "$out/ncu18.txt" "$out/side_by_side.json" \
+  "$py" - "$out/ours.json" "$out/seed.txt" "$out/ygch.txt" "$out/ncu18.txt" "$out/side_by_side.json" \
     "$out/direct.json" "$not_run" <<'PY' 2>&1 | tee "$out/table.txt"
 import json, re, sys
 from pathlib import Path

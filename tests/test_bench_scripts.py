@@ -165,7 +165,7 @@ def test_device_run_stops_a_step_that_hangs_and_keeps_to_its_budget(tmp_path):
     done = run("bash", str(BENCH / "device_run.sh"), "--budget", "12", "--steps", "smoke bench tests table",
                "--out", str(out), env=env, timeout=60)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert re.search(r"device_run: stopped after 1[12] s: python bench/gpu_nqueens.py", done.stdout)
+    assert re.search(r"device_run: stopped after 1[12] s: \S*python3? bench/gpu_nqueens.py", done.stdout)
     assert "not run (the reason in brackets): bench(budget) tests(budget)" in done.stdout
     assert "(status 1)" in done.stdout
 
@@ -182,3 +182,16 @@ def test_device_run_refuses_a_step_it_does_not_have():
     # a misspelt step would otherwise run nothing and say nothing
     done = run("bash", str(BENCH / "device_run.sh"), "--steps", "smoke bnech table")
     assert done.returncode == 2 and "no step 'bnech'" in done.stderr and "bench" in done.stderr
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_device_run_takes_the_interpreter_from_PYTHON(tmp_path):
+    # a system with python3 and no python: the steps run $PYTHON (else python, else python3)
+    marker = tmp_path / "ran"
+    fake = tmp_path / "my-python"
+    fake.write_text(f'#!/bin/sh\necho "$@" >> "{marker}"\nexit 1\n')
+    fake.chmod(0o755)
+    done = run("bash", str(BENCH / "device_run.sh"), "--steps", "smoke table", "--out", str(tmp_path / "out"),
+               env=dict(os.environ, PYTHON=str(fake)))
+    assert done.returncode == 1
+    assert "bench/gpu_nqueens.py --nmin 4" in marker.read_text()
