@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU: build, a quick check of the engine, benchmark side by side
-# with two peer programs, an Nsight Compute profile of the main kernel, the GPU tests, and a
-# short table at the end.
+# with two peer programs, an Nsight Compute profile of the main kernel, the GPU tests, every
+# kernel under compute-sanitizer, and a short table at the end.
 #
 #   bash bench/device_run.sh [--budget SECONDS] [--with-22] [--nmax N] [--seed-nmax N]
 #                            [--ygch-nmax N] [--steps "build smoke bench ygch seed ncu tests direct sanitize table"]
@@ -44,8 +44,9 @@
 # Tools on the PATH: nvcc (CUDA toolkit) for "build" (the cubin and its resource usage), "ygch"
 # (builds the peer) and "seed" (the seed tool builds its program); "tests" skips its nvcc-marked
 # tests without it. The other steps compile through CuPy (NVRTC) and need no nvcc. "ncu" needs
-# Nsight Compute (skipped without it); "build" reads the SASS only where cuobjdump and nvdisasm
-# are found. Exit status: 1 if any step that ran failed or was stopped, else 0.
+# Nsight Compute and "sanitize" compute-sanitizer (each skipped without it); "build" reads the
+# SASS only where cuobjdump and nvdisasm are found. Exit status: 1 if any step that ran failed
+# or was stopped, else 0.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
