@@ -141,6 +141,10 @@ timing_step() {
 # share CAP: the allowance of a step whose share is CAP seconds under a budget
 share() { if [ "$budget" -gt 0 ]; then allowance "$1"; else echo 0; fi; }
 
+# inner_budget SECONDS: gpu_nqueens.py's own --budget-s within a step limited to SECONDS (none
+# for 0), a little short of it, so that the benchmark ends before an n rather than being stopped
+inner_budget() { [ "$1" -gt 0 ] && echo "--budget-s $(( $1 > 40 ? $1 - 20 : $1 / 2 ))"; }
+
 if step build; then
   banner "environment and build"
   (
@@ -178,8 +182,7 @@ if timing_step bench; then
   banner "benchmark n=$nmin..$nmax through the public call"
   # gpu_nqueens.py ends before an n that would not fit, so that the step is not stopped mid-count
   seconds=$(share 180)
-  inner=$([ "$seconds" -gt 0 ] && echo "--budget-s $(( seconds > 40 ? seconds - 20 : seconds / 2 ))")
-  limited "$seconds" "$py" bench/gpu_nqueens.py --nmin "$nmin" --nmax "$nmax" $inner \
+  limited "$seconds" "$py" bench/gpu_nqueens.py --nmin "$nmin" --nmax "$nmax" $(inner_budget "$seconds") \
     --json "$out/ours.json" 2>&1 | tee "$out/bench.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
@@ -241,9 +244,8 @@ if timing_step direct; then
   direct_nmin=$(( nmax < 16 ? nmax : 16 ))
   banner "the kernels alone (prefixes at row 5, main search, symmetric search), n=$direct_nmin..$nmax"
   seconds=$(share 120)
-  inner=$([ "$seconds" -gt 0 ] && echo "--budget-s $(( seconds > 40 ? seconds - 20 : seconds / 2 ))")
   limited "$seconds" "$py" bench/gpu_nqueens.py --path direct --nmin "$direct_nmin" --nmax "$nmax" --no-cold \
-    --plain-nodes-max 0 $inner --json "$out/direct.json" 2>&1 | tee "$out/direct.txt"
+    --plain-nodes-max 0 $(inner_budget "$seconds") --json "$out/direct.json" 2>&1 | tee "$out/direct.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   "$py" -c "import json, sys; [print(r['n'], {k: round(r[k], 4) for k in ('prefixes_s', 'kernel_s', 'symmetric_s')}) for r in json.load(open(sys.argv[1]))]" \
     "$out/direct.json" 2>&1 | tee -a "$out/direct.txt"

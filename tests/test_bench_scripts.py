@@ -30,14 +30,20 @@ def one_line_error(done: subprocess.CompletedProcess, code: int) -> str:
     return lines[-1]
 
 
+def cupy_that(tmp_path, body: str) -> dict:
+    """An environment whose ``import cupy`` runs `body` (e.g. fails, or never returns),
+    whether or not CuPy is installed."""
+    site = tmp_path / "site"
+    (site / "cupy").mkdir(parents=True)
+    (site / "cupy" / "__init__.py").write_text(body)
+    path = os.environ.get("PYTHONPATH")
+    return dict(os.environ, PYTHONPATH=str(site) + (os.pathsep + path if path else ""))
+
+
 @pytest.fixture
 def without_cupy(tmp_path):
     """An environment in which ``import cupy`` fails, whether or not CuPy is installed."""
-    blocked = tmp_path / "blocked"
-    (blocked / "cupy").mkdir(parents=True)
-    (blocked / "cupy" / "__init__.py").write_text('raise ImportError("no CuPy here")\n')
-    path = os.environ.get("PYTHONPATH")
-    return dict(os.environ, PYTHONPATH=str(blocked) + (os.pathsep + path if path else ""))
+    return cupy_that(tmp_path, 'raise ImportError("no CuPy here")\n')
 
 
 def test_cpu_vs_seed_without_the_seed_tool(tmp_path):
@@ -132,14 +138,6 @@ def test_device_run_build_fails_when_any_command_fails(tmp_path):
     assert done.returncode == 1, done.stdout + done.stderr
     assert "nvcc could not build the cubin" in done.stdout
     assert "(status 1)" in done.stdout
-
-
-def cupy_that(tmp_path, body: str) -> dict:
-    """An environment whose ``import cupy`` runs `body` (e.g. fails, or never returns)."""
-    site = tmp_path / "site"
-    (site / "cupy").mkdir(parents=True)
-    (site / "cupy" / "__init__.py").write_text(body)
-    return dict(os.environ, PYTHONPATH=str(site))
 
 
 @pytest.mark.skipif(shutil.which("bash") is None or shutil.which("timeout") is None,
