@@ -17,9 +17,10 @@
 #
 # The steps run in the order above, the most wanted first, within a time budget (default 480 s,
 # 0 = none): each step gets at most its own share (build 120 s, smoke 120, bench 180, ygch 90,
-# seed 150, ncu 120, tests 240, direct 120, sanitize 90 a tool), never past the budget; a step
-# whose time runs out is stopped (its output so far is kept; the benchmarks end before an n
-# that would not fit), and steps that find the budget spent are not run; the table says which.
+# seed 150, ncu 120, tests 240, direct 120, sanitize: memcheck 120 and racecheck 90), never
+# past the budget; a step whose time runs out is stopped (its output so far is kept; the
+# benchmarks end before an n that would not fit), and steps that find the budget spent are not
+# run; the table says which.
 # "smoke" counts n = 4..17 (at most --nmax) through the public call against OEIS within 120 s:
 # if the engine gives a wrong count, fails or hangs there, the timing steps are skipped and the
 # tests and the sanitizer run for the diagnosis. "sanitize" runs bench/gpu_sanitize.py (every
@@ -254,9 +255,10 @@ fi
 if step sanitize; then
   banner "compute-sanitizer: memcheck, then racecheck, on small runs of every kernel against the CPU"
   if command -v compute-sanitizer >/dev/null; then
-    for tool in memcheck racecheck; do
-      limited "$(share 90)" compute-sanitizer --tool "$tool" --error-exitcode 99 "$py" bench/gpu_sanitize.py \
-        > "$out/sanitize_$tool.txt" 2>&1 || status=1
+    for tool in memcheck racecheck; do  # each tool's cases, cheapest first (bench/gpu_sanitize.py)
+      if [ "$tool" = memcheck ]; then cap=120; else cap=90; fi
+      limited "$(share "$cap")" compute-sanitizer --tool "$tool" --error-exitcode 99 "$py" bench/gpu_sanitize.py \
+        --tool "$tool" > "$out/sanitize_$tool.txt" 2>&1 || status=1
       grep -E "^(ok  |DIFF|FAIL)| cases agree|ERROR SUMMARY|RACECHECK SUMMARY|device_run:" "$out/sanitize_$tool.txt" | sed "s/^/$tool: /"
     done
   else

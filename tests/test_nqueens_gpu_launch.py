@@ -300,11 +300,12 @@ def test_sanitizer_cases_say_which_result_differs(fake_gpu, monkeypatch, capsys)
     monkeypatch.syspath_prepend(str(root / "bench"))
     import gpu_sanitize
 
+    both = gpu_sanitize.BOTH
     monkeypatch.setattr(gpu_sanitize, "CASES", [
-        ("agrees", "k1", lambda: gpu_sanitize.nqueens_per_prefix(9, 4, 1)),
-        ("differs", "k2", lambda: ([1, 2], [1, 3])),
-        ("raises", "k3", lambda: 1 // 0),
-        ("agrees too", "k4", lambda: (5, 5)),
+        ("agrees", "k1", both, lambda: gpu_sanitize.nqueens_per_prefix(9, 4, 1)),
+        ("differs", "k2", both, lambda: ([1, 2], [1, 3])),
+        ("raises", "k3", both, lambda: 1 // 0),
+        ("agrees too", "k4", both, lambda: (5, 5)),
     ])
     assert gpu_sanitize.main([]) == 1
     out = capsys.readouterr().out
@@ -312,6 +313,28 @@ def test_sanitizer_cases_say_which_result_differs(fake_gpu, monkeypatch, capsys)
     assert "GPU [1, 2]" in out and "CPU [1, 3]" in out
     assert "FAIL raises" in out and "ZeroDivisionError" in out and "ok   agrees too" in out
     assert "2 of 4 cases agree" in out
+
+
+def test_each_sanitizer_gets_its_own_cases(fake_gpu, monkeypatch, capsys):
+    # bench/gpu_sanitize.py --tool: racecheck (shared memory only) skips what only memcheck
+    # needs, and every kernel of ours is still launched under each checker
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.syspath_prepend(str(root / "bench"))
+    import gpu_sanitize
+
+    cases, ran = gpu_sanitize.CASES, {}
+    for tool in gpu_sanitize.BOTH:
+        picked = [c for c in cases if tool in c[2]]
+        ran[tool] = {k.strip() for c in picked for k in c[1].split(",")}
+        # the same cases with a check that passes, and one meant for no checker that fails
+        monkeypatch.setattr(gpu_sanitize, "CASES", [(w, k, t, lambda: (1, 1)) for w, k, t, _ in picked]
+                            + [("other", "x", (), lambda: (1, 2))])
+        assert gpu_sanitize.main(["--tool", tool]) == 0
+        assert f"{len(picked)} of {len(picked)} cases agree" in capsys.readouterr().out
+    ours = {"nqueens_count", "nqueens_count_each", "nqueens_symmetric", "nqueens_symmetric_each",
+            "matchsticks_pass", "matchsticks_join", "matchstick_join_pairs"}
+    assert ours <= ran["memcheck"] and ours <= ran["racecheck"]
+    assert "CuPy arrays only" in ran["memcheck"] and "CuPy arrays only" not in ran["racecheck"]
 
 
 def test_gpu_benchmark_script_takes_the_depth_of_work_items(tmp_path):
