@@ -33,7 +33,8 @@
 # n = 23 is projected at about a quarter of an hour on one H100), "matchsticks" (the matchstick
 # distributions and puzzle tables on the GPU, bench/gpu_matchsticks.py and
 # bench/gpu_matchstick_table.py), "workers" (bench/device_workers.py)
-# and "engines" (this tree's kernels against each peers/engine-*/ from bench/prepare_peers.sh
+# and "engines" (this tree's kernels, this tree with the split's work items instead of the
+# device's expansion (--split 2), and each peers/engine-*/ from bench/prepare_peers.sh
 # --engine COMMIT, n = 18..nmax, each tree's own bench/gpu_nqueens.py --path direct, in turn,
 # twice). Steps can be run in separate calls with the same --out; --budget 0 lifts every limit
 # but the smoke step's.
@@ -293,20 +294,22 @@ PY
 fi
 
 if timing_step engines; then
-  banner "engines: this tree's kernels against peers/engine-*/, n=18..$nmax (kernel seconds, best of 2 turns)"
+  banner "engines: this tree's kernels, with the split's work items, and peers/engine-*/, n=18..$nmax (kernel seconds, best of 2 turns)"
   trees=$(ls -d peers/engine-*/ 2>/dev/null | sed 's:/$::')
-  if [ -z "$trees" ]; then
-    echo "no peers/engine-*: bash bench/prepare_peers.sh --engine COMMIT" | tee "$out/engines.txt"
-  else
-    : > "$out/engines.txt"
-    for turn in 1 2; do  # in turn, so that every tree sees the device in the same state
-      for tree in . $trees; do
-        name=$([ "$tree" = . ] && echo current || basename "$tree")
-        limited "$(share 0)" "$py" "$tree/bench/gpu_nqueens.py" --path direct --nmin 18 --nmax "$nmax" --no-cold \
-          --plain-nodes-max 0 --json "$out/engines-$name-$turn.json" >> "$out/engines.txt" 2>&1 || status=1
-      done
+  : > "$out/engines.txt"
+  [ -n "$trees" ] || echo "no peers/engine-* (bash bench/prepare_peers.sh --engine COMMIT): this tree alone" \
+    | tee "$out/engines.txt"
+  for turn in 1 2; do  # in turn, so that every tree sees the device in the same state
+    for tree in . split2 $trees; do  # split2: this tree with the split's work items (--split 2)
+      name=$([ "$tree" = . ] && echo current || basename "$tree")
+      options=()
+      if [ "$tree" = split2 ]; then tree=.; options=(--split 2); fi
+      limited "$(share 0)" "$py" "$tree/bench/gpu_nqueens.py" --path direct --nmin 18 --nmax "$nmax" --no-cold \
+        --plain-nodes-max 0 "${options[@]}" --json "$out/engines-$name-$turn.json" >> "$out/engines.txt" 2>&1 \
+        || status=1
     done
-    "$py" - "$out" <<'PY' 2>&1 | tee -a "$out/engines.txt"
+  done
+  "$py" - "$out" <<'PY' 2>&1 | tee -a "$out/engines.txt"
 import glob, json, os, sys
 best = {}
 for path in sorted(glob.glob(os.path.join(sys.argv[1], "engines-*-[12].json"))):
@@ -319,7 +322,6 @@ print("n  " + "  ".join(f"{name:>22}" for name in names))
 for n in sorted({n for _, n in best}):
     print(f"{n:<3}" + "  ".join(f"{best.get((name, n), float('nan')):>22.4f}" for name in names))
 PY
-  fi
 fi
 
 if step matchsticks; then

@@ -159,7 +159,8 @@ def count_once(n: int, mark: int, path: str) -> tuple[int, int, int | None]:
 
 #: (path direct) the phases of each timed run: host prefixes, the main search, the symmetric one
 PHASES: list[dict] = []
-#: (path direct) rows the device splits each prefix by; None: ``choose_split``'s choice
+#: (path direct) rows the device splits each prefix by into work items; None: the default
+#: (the prefixes expanded on the device by ``choose_split``'s rows)
 SPLIT: int | None = None
 
 
@@ -332,9 +333,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mark", type=int, default=0,
                         help="prefix row for --path direct (default: default_mark(n))")
     parser.add_argument("--split", type=int, choices=(0, 1, 2), default=None,
-                        help="rows the device splits each prefix by, for --path direct "
-                             "(default: choose_split's choice); e.g. --mark 6 --split 2 "
-                             "against --mark 5 --split 2 compares how deep work items start")
+                        help="rows the device splits each prefix by into work items, for --path "
+                             "direct (default: none; the prefixes are expanded on the device by "
+                             "choose_split's rows instead); e.g. --split 2 against the default "
+                             "compares the split's work items with the expanded records")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold-process timing")
     parser.add_argument("--cold-max", type=int, default=18, help="largest n timed cold")
     parser.add_argument("--long-run-s", type=float, default=5.0,

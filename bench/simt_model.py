@@ -207,7 +207,9 @@ def main(argv=None) -> int:
     parser.add_argument("--n", type=int, nargs="+", default=[16, 17, 18])
     parser.add_argument("--mark", type=int, default=7)
     parser.add_argument("--split", type=int, default=0,
-                        help="rows the device cuts each prefix by (the public call: --mark 5 --split 2)")
+                        help="rows the device cuts each prefix by into work items (the public call "
+                             "expands its prefixes at row 5 by two rows on the device: --mark 7 --split 0; "
+                             "with the split's work items instead: --mark 5 --split 2)")
     parser.add_argument("--sample", type=int, default=256, help="model every k-th item, 1/k of the threads")
     parser.add_argument("--ygch", action="store_true", help="model ygch/n_queens (6 rows) instead")
     parser.add_argument("--sass", action="store_true",

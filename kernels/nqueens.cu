@@ -7,7 +7,9 @@
 // How it works
 // ------------
 // The host places the queens of rows 0..mark-1 ("prefixes") and packs each into a 16-byte
-// record (left, down, right, rule word). The grid is persistent: each thread takes the next
+// record (left, down, right, rule word). For a count, nqueens_expand (at the end of this
+// file) first continues them one or two rows on the device, as the host would, so that the
+// work items are many and none is empty. The grid is persistent: each thread takes the next
 // work item from a global counter (nq_fetch) whenever its subtree is done.
 //
 // The search loop (NqWorker::advance, engine v4) tries exactly one candidate per iteration,
@@ -675,4 +677,114 @@ extern "C" __global__ void nqueens_count_each(
     const NqPrefixes set = nq_prefixes(n, mark, split, count, records);
     const NqMemory memory = nq_thread_memory(nq_memory, n, mark + split, (int)threadIdx.x);
     nq_run_thread(set, counter, memory, weights);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Expansion on the device: the host's prefixes at row `mark`, continued `rows` rows further
+// (1..NQ_MAX_EXPAND), as records at row mark + rows, in the host's order (a prefix's children
+// together, columns ascending row by row). The twin of expand_prefixes(p, mark + rows).records()
+// in gpuqueens/problems/nqueens/prefixes.py, rules included: the host's rules (free_squares_mixed
+// in rules.py), which drop a case-S branch at row B2 with no edge column used (the search loop
+// keeps it and weighs its leaves 0). The search then starts at row mark + rows with split 0:
+// its work items are exactly the records, none empty (the split's digits padded each prefix
+// to (n - mark)(n - mark - 1) items, most of them empty).
+
+#define NQ_MAX_EXPAND 3
+
+// Free squares of row `row` (before the last) under the host's rules: case C, rows above B1
+// may not use column 1; case S, rows above B1 no edge column, and row B2 only an edge column
+// while one is unused, none if both are.
+__host__ __device__ inline nq_u32 nq_host_rule_free(int n, int row, int b1, bool corner, nq_u32 l, nq_u32 d,
+                                                    nq_u32 r) {
+    const nq_u32 mask = (nq_u32)((1ull << n) - 1ull);
+    const nq_u32 edges = (1u << (n - 1)) | 1u;
+    nq_u32 free = ~(l | d | r) & mask;
+    if (row < b1) free &= corner ? ~2u : ~edges;
+    if (!corner && row == n - 1 - b1) {
+        const nq_u32 used = d & edges;
+        free = used == 0u ? 0u : (used == edges ? free : free & edges);
+    }
+    return free;
+}
+
+// A board during the expansion: the attack masks of the next row and the edge queens at
+// corner distance B1 placed so far (the record's bits 9-10).
+struct NqExpandState {
+    nq_u32 l, d, r, known;
+};
+
+// The board after a queen on `bit` in row `row` (the host's place(); left masked as there).
+__host__ __device__ inline NqExpandState nq_expand_place(const NqExpandState& s, nq_u32 bit, int row, int n, int b1,
+                                                         bool corner) {
+    const nq_u32 mask = (nq_u32)((1ull << n) - 1ull);
+    // case S: the left queen at (B2, 0), the right one at (B1, n-1)
+    const bool edge_queen = !corner && ((row == n - 1 - b1 && bit == 1u) || (row == b1 && bit == (1u << (n - 1))));
+    return {((s.l | bit) << 1) & mask, s.d | bit, (s.r | bit) >> 1, s.known + (nq_u32)edge_queen};
+}
+
+// The children of one record `rec` at row mark + rows (rows 1..NQ_MAX_EXPAND): returns how
+// many; writes them (4 words each, in order) to `out` unless it is null. One loop per row,
+// so that the boards stay in registers.
+__host__ __device__ inline long long nq_expand_record(int n, int mark, int rows, const nq_u32* rec, nq_u32* out) {
+    const nq_u32 rule = rec[3];
+    const bool corner = (rule & NQ_RULE_CORNER) != 0;
+    const int b1 = (int)(rule & 0xffu);
+    long long children = 0;
+    auto emit = [&](const NqExpandState& s) {
+        if (out) {
+            nq_u32* child = out + NQ_RECORD_WORDS * children;
+            child[0] = s.l;
+            child[1] = s.d;
+            child[2] = s.r;
+            child[3] = (rule & ~(3u << NQ_RULE_KNOWN_SHIFT)) | (s.known << NQ_RULE_KNOWN_SHIFT);
+        }
+        ++children;
+    };
+    const NqExpandState s0 = {rec[0], rec[1], rec[2], (rule >> NQ_RULE_KNOWN_SHIFT) & 3u};
+    for (nq_u32 f0 = nq_host_rule_free(n, mark, b1, corner, s0.l, s0.d, s0.r); f0 != 0u; f0 &= f0 - 1u) {
+        const NqExpandState s1 = nq_expand_place(s0, f0 & (0u - f0), mark, n, b1, corner);
+        if (rows == 1) {
+            emit(s1);
+            continue;
+        }
+        for (nq_u32 f1 = nq_host_rule_free(n, mark + 1, b1, corner, s1.l, s1.d, s1.r); f1 != 0u; f1 &= f1 - 1u) {
+            const NqExpandState s2 = nq_expand_place(s1, f1 & (0u - f1), mark + 1, n, b1, corner);
+            if (rows == 2) {
+                emit(s2);
+                continue;
+            }
+            for (nq_u32 f2 = nq_host_rule_free(n, mark + 2, b1, corner, s2.l, s2.d, s2.r); f2 != 0u; f2 &= f2 - 1u) {
+                emit(nq_expand_place(s2, f2 & (0u - f2), mark + 2, n, b1, corner));
+            }
+        }
+    }
+    return children;
+}
+
+// Write the children of prefix p of `records`: to records out[start ..], start = (p > 0 ?
+// ends[p - 1] : first) - first, `ends` the running total of the counts (inclusive) and
+// `first` the total before prefix 0.
+__host__ __device__ inline void nq_expand_write(int n, int mark, int rows, long long p, const nq_u32* records,
+                                                const nq_u64* ends, long long first, nq_u32* out) {
+    const long long start = (p > 0 ? (long long)ends[p - 1] : first) - first;
+    nq_expand_record(n, mark, rows, records + NQ_RECORD_WORDS * p, out + NQ_RECORD_WORDS * start);
+}
+
+// counts[p] = the children of prefix p at row mark + rows, for p in [0, count). Any grid.
+extern "C" __global__ void nqueens_expand_count(
+    int n, int mark, int rows, long long count, const nq_u32* __restrict__ records, nq_u64* __restrict__ counts) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < count; p += stride) {
+        counts[p] = (nq_u64)nq_expand_record(n, mark, rows, records + NQ_RECORD_WORDS * p, 0);
+    }
+}
+
+// Write the children of prefixes [0, count) (nq_expand_write). Any grid.
+extern "C" __global__ void nqueens_expand(
+    int n, int mark, int rows, long long count, const nq_u32* __restrict__ records,
+    const nq_u64* __restrict__ ends, long long first, nq_u32* __restrict__ out) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < count; p += stride) {
+        nq_expand_write(n, mark, rows, p, records, ends, first, out);
+    }
 }

@@ -342,6 +342,37 @@ class EmulatedKernel(FakeKernel):
             raise LaunchError(f"{self.name}: {message}")
 
 
+class ExpandKernel(FakeKernel):
+    """``nqueens_expand_count`` / ``nqueens_expand`` of kernels/nqueens.cu: the emulator runs
+    the kernel's own per-prefix functions over the grid-stride loop, after the launch
+    contract's checks (enough records, counts, running totals and output words)."""
+
+    def _run(self, grid, block, args, shared_mem):
+        n, mark, rows, count = int(args[0]), int(args[1]), int(args[2]), int(args[3])
+        if not (1 <= rows <= 3 and 2 <= mark and mark + rows <= n - 1):
+            raise LaunchError(f"{self.name}: rows={rows} does not fit n={n}, mark={mark}")
+        records = args[4]
+        if records.size < 4 * count:
+            raise LaunchError(f"{self.name}: {records.size} record words for {count} prefixes")
+        ints = [ctypes.c_int(v) for v in (grid, block, n, mark, rows)]
+        if self.name == "nqueens_expand_count":
+            counts = args[5]
+            if counts.size < count:
+                raise LaunchError(f"{self.name}: {counts.size} counts for {count} prefixes")
+            self.library.emulate_nqueens_expand_count(*ints, ctypes.c_longlong(count),
+                                                      *(ctypes.c_void_p(a.ctypes.data) for a in (records, counts)))
+            return
+        ends, first, out = args[5], int(args[6]), args[7]
+        if ends.size < count:
+            raise LaunchError(f"{self.name}: {ends.size} running totals for {count} prefixes")
+        written = (int(ends[count - 1]) - first) if count else 0
+        if out.size < 4 * written:
+            raise LaunchError(f"{self.name}: {out.size} output words for {written} records")
+        self.library.emulate_nqueens_expand(*ints, ctypes.c_longlong(count), ctypes.c_void_p(records.ctypes.data),
+                                            ctypes.c_void_p(ends.ctypes.data), ctypes.c_longlong(first),
+                                            ctypes.c_void_p(out.ctypes.data))
+
+
 class FakeRawModule:
     def __init__(self, *, code: str, options: tuple[str, ...] = (), libraries=None):
         self.code, self.options = code, tuple(options)
@@ -372,6 +403,8 @@ class FakeRawModule:
             return self._kernel(name, lambda: SymmetricKernel(name, signatures[name]))
         counting = "-DNQ_COUNT_NODES" in self.options
         library = self.libraries["nodes" if counting else "plain"]
+        if name.startswith("nqueens_expand"):
+            return self._kernel(name, lambda: ExpandKernel(name, signatures[name], library, 0))
         return self._kernel(name, lambda: FakeKernel(name, signatures[name], library,
                                                      2 if counting else 1))
 

@@ -30,7 +30,7 @@ import gpuqueens
 from gpuqueens import backends, kernels
 from gpuqueens.problems.nqueens import gpu, plan
 from gpuqueens.problems.nqueens.cpu import count_prefixes_cpu
-from gpuqueens.problems.nqueens.prefixes import enumerate_prefixes
+from gpuqueens.problems.nqueens.prefixes import enumerate_prefixes, expand_prefixes
 from gpuqueens.problems.nqueens.symmetric import (count_symmetric, count_symmetric_below, expand_symmetric,
                                                   symmetric_prefixes)
 
@@ -113,6 +113,42 @@ def test_automatic_split_on_the_gpu_path(fake_gpu, monkeypatch):
     assert gpu.count_prefixes_gpu(prefixes) == 3 * total(10)
     with pytest.raises(ValueError, match="split"):
         gpu.count_prefixes_gpu(prefixes, split=7)
+
+
+@pytest.mark.parametrize("n,mark,rows", [(6, 2, 3), (8, 3, 1), (10, 3, 2), (12, 5, 2), (13, 4, 3), (16, 5, 2)])
+def test_device_expansion_is_the_host_enumeration(fake_gpu, n, mark, rows):
+    # nqueens_expand (the kernel's host build) continues the prefixes into the same records,
+    # in the same order, as the NumPy enumeration, rules and edge-queen bits included
+    prefixes = enumerate_prefixes(n, mark)
+    batches = list(gpu._expanded_batches(prefixes, rows, gpu._module(False)))
+    got = np.concatenate([records.get() for _, records, _ in batches])
+    np.testing.assert_array_equal(got, expand_prefixes(prefixes, mark + rows).records())
+    assert [count for count, _, _ in batches] == [len(got)]
+
+
+@pytest.mark.parametrize("n,mark", [(13, 3), (14, 4)])
+def test_expanded_count_in_small_batches(fake_gpu, monkeypatch, n, mark):
+    # the default count expands on the device; batches of whole prefixes of at most
+    # EXPANDED_BATCH records (a prefix with more children is a batch of its own), each
+    # launched with a fresh counter into one block-sum buffer
+    monkeypatch.setattr(gpu, "MIN_ROWS_BELOW", n - mark - 2)  # two rows expanded
+    monkeypatch.setattr(gpu, "EXPANDED_BATCH", 50)
+    monkeypatch.setattr(gpu, "BATCH_PREFIXES", 40)
+    prefixes = enumerate_prefixes(n, mark)
+    assert gpu.choose_split(n, mark, len(prefixes)) == 2
+    assert gpu.count_prefixes_gpu(prefixes, block_size=32) == 3 * total(n)
+    module = gpu._module(False)
+    expanded = len(expand_prefixes(prefixes, mark + 2))
+    launches = module.get_function("nqueens_count").launches
+    assert len(launches) >= expanded // 50 and len(module.get_function("nqueens_expand_count").launches) >= 2
+    assert gpu.count_prefixes_gpu(prefixes, block_size=32, split=2) == 3 * total(n)  # the split's path agrees
+
+
+def test_the_public_call_expands_on_the_device(fake_gpu):
+    # n = 15: the plan's prefixes at row 5, two rows expanded on the device, no empty items
+    result = gpuqueens.nqueens(15, backend="gpu", workers=1)
+    assert (result.total, result.unique) == (total(15), unique(15))
+    assert gpu._module(False).get_function("nqueens_expand").launches
 
 
 def test_the_fake_rejects_a_wrong_argument_type(fake_gpu):

@@ -1,4 +1,4 @@
-// Host emulation of the two kernels of kernels/nqueens.cu, for tests without a GPU.
+// Host emulation of the kernels of kernels/nqueens.cu, for tests without a GPU.
 //
 // Built as a shared library and called through ctypes by tests/fake_cupy.py, which stands in
 // for CuPy so that the Python launch code (gpuqueens/problems/nqueens/gpu.py: batches,
@@ -58,4 +58,24 @@ extern "C" void emulate_nqueens_count_each(int grid, int block, int n, int mark,
                                            long long count, const nq_u32* records, nq_u64* counter,
                                            nq_u64* weights) {
     emulate(grid, block, n, mark, split, count, records, counter, 0, weights);
+}
+
+// The expansion kernels: every thread's grid-stride loop, one thread after another (the
+// threads touch disjoint outputs, so the order does not matter).
+extern "C" void emulate_nqueens_expand_count(int grid, int block, int n, int mark, int rows, long long count,
+                                             const nq_u32* records, nq_u64* counts) {
+    const long long stride = (long long)grid * block;
+    for (long long t = 0; t < stride; ++t) {
+        for (long long p = t; p < count; p += stride) {
+            counts[p] = (nq_u64)nq_expand_record(n, mark, rows, records + NQ_RECORD_WORDS * p, 0);
+        }
+    }
+}
+
+extern "C" void emulate_nqueens_expand(int grid, int block, int n, int mark, int rows, long long count,
+                                       const nq_u32* records, const nq_u64* ends, long long first, nq_u32* out) {
+    const long long stride = (long long)grid * block;
+    for (long long t = 0; t < stride; ++t) {
+        for (long long p = t; p < count; p += stride) nq_expand_write(n, mark, rows, p, records, ends, first, out);
+    }
 }

@@ -2,12 +2,15 @@
 kernels/nqueens_symmetric.cu for the solutions fixed by rotations (F180, F90).
 
 Same contract as :func:`gpuqueens.problems.nqueens.cpu.count_prefixes_cpu`. The prefixes go
-to the device as 16-byte records in large batches; each batch is one launch of a persistent
-grid whose threads take work items (a prefix and the ranks of its queens in the next
-``split`` rows, so the device cuts the work finer than the host did) from a global counter,
-and adds its per-block sums to one device buffer, which is read back once at the end and summed into Python ints on the host,
-so no count is ever held in fewer than 64 bits. CuPy is imported inside the functions: this
-module imports on machines without CuPy.
+to the device as 16-byte records in large batches. For a count, the device first continues
+each prefix one or two rows further (``nqueens_expand``: the host's enumeration, so that the
+host's prefixes stay few), then one launch of a persistent grid per batch of those records,
+whose threads take records from a global counter, adds its per-block sums to one device
+buffer, which is read back once at the end and summed into Python ints on the host, so no
+count is ever held in fewer than 64 bits. With ``split`` (and for node counts and per-prefix
+weights) the grid's work items are instead a prefix and the ranks of its queens in the next
+``split`` rows. CuPy is imported inside the functions: this module imports on machines
+without CuPy.
 """
 
 from __future__ import annotations
@@ -39,6 +42,10 @@ BATCH_PREFIXES = 1 << 24
 TARGET_ITEMS = 1 << 23
 #: Rows left below the deepest split row at least, so that an item is worth its fetch.
 MIN_ROWS_BELOW = 8
+#: Records the device expands the prefixes to per launch at most (16 bytes each: 1 GiB).
+EXPANDED_BATCH = 1 << 26
+#: Threads per block of the expansion kernels (one prefix per thread, a grid-stride loop).
+EXPAND_BLOCK_SIZE = 256
 
 
 def items_per_prefix(n: int, mark: int, split: int) -> int:
@@ -181,31 +188,74 @@ def sum_prefixes_gpu(
 ) -> tuple[int, ...]:
     """``(weight,)`` summed over all prefixes (3 × the solutions below them), plus the
     search's node count with ``count_nodes=True`` (an instrumented build, for benchmarks).
-    ``split``: rows the device cuts each prefix by (default: :func:`choose_split`)."""
+
+    By default the device expands the prefixes by :func:`choose_split`'s rows and searches
+    the records (no empty work items). ``split``: instead, rows the device cuts each prefix
+    by into work items (0, 1 or 2); node counts always take this path (the expanded rows'
+    nodes would be missing)."""
     _check_prefixes(prefixes)
     block_size = _check_block_size(block_size)
+    expand = 0
+    if split is None and not count_nodes:
+        expand, split = choose_split(prefixes.n, prefixes.mark, len(prefixes)), 0
     split = _check_split(prefixes, split)
     words = 2 if count_nodes else 1
     if len(prefixes) == 0:
         return (0,) * words
     import cupy
 
-    kernel = _module(count_nodes).get_function("nqueens_count")
-    shared = _prepare_kernel(kernel, prefixes.n, prefixes.mark, block_size, split)
-    items = items_per_prefix(prefixes.n, prefixes.mark, split)
-    max_grid = _grid_size(min(len(prefixes), BATCH_PREFIXES) * items, block_size)
+    module = _module(count_nodes)
+    kernel = module.get_function("nqueens_count")
+    mark = prefixes.mark + expand  # the rows the search starts below
+    shared = _prepare_kernel(kernel, prefixes.n, mark, block_size, split)
+    items = items_per_prefix(prefixes.n, mark, split)
+    launches = _expanded_batches(prefixes, expand, module) if expand else (
+        (stop - start, records, counter) for start, stop, records, counter in _batches(prefixes))
+    max_grid = _grid_size(1 << 62, block_size)  # the largest grid of any launch
     block_sums = cupy.zeros(words * max_grid, dtype=cupy.uint64)
-    for start, stop, records, counter in _batches(prefixes):
-        count = stop - start
+    for count, records, counter in launches:
         kernel(
             (_grid_size(count * items, block_size),), (block_size,),
-            (np.int32(prefixes.n), np.int32(prefixes.mark), np.int32(split), np.int64(count),
+            (np.int32(prefixes.n), np.int32(mark), np.int32(split), np.int64(count),
              records, counter, block_sums),
             shared_mem=shared,
         )
     wait_for_device()  # with Ctrl-C heard: a unit may run for hours
     sums = block_sums.get().reshape(max_grid, words)  # one read-back
     return tuple(sum(int(v) for v in sums[:, k].tolist()) for k in range(words))
+
+
+def _expanded_batches(prefixes: Prefixes, rows: int, module):
+    """(count, device records at row mark + rows, zeroed fetch counter) for the launches of a
+    count: the prefixes continued ``rows`` rows on the device (``nqueens_expand_count``, a
+    running total, ``nqueens_expand``), in batches of whole prefixes of at most
+    EXPANDED_BATCH records; the same records, in the same order, as
+    ``expand_prefixes(prefixes, prefixes.mark + rows).records()`` on the host."""
+    import cupy
+
+    n, mark = prefixes.n, prefixes.mark
+    count_children = module.get_function("nqueens_expand_count")
+    write_children = module.get_function("nqueens_expand")
+    for start, stop, records, _ in _batches(prefixes):
+        size = stop - start
+        grid = _grid_size(size, EXPAND_BLOCK_SIZE)
+        counts = cupy.zeros(size, dtype=cupy.uint64)
+        count_children((grid,), (EXPAND_BLOCK_SIZE,),
+                       (np.int32(n), np.int32(mark), np.int32(rows), np.int64(size), records, counts))
+        ends = cupy.cumsum(counts)
+        on_host = ends.get()  # where to cut the batches (8 bytes a prefix)
+        a = 0
+        while a < size:
+            first = int(on_host[a - 1]) if a else 0
+            b = max(a + 1, int(np.searchsorted(on_host, first + EXPANDED_BATCH, side="right")))
+            total = int(on_host[b - 1]) - first
+            if total:
+                out = cupy.empty((total, 4), dtype=cupy.uint32)
+                write_children((_grid_size(b - a, EXPAND_BLOCK_SIZE),), (EXPAND_BLOCK_SIZE,),
+                               (np.int32(n), np.int32(mark), np.int32(rows), np.int64(b - a), records[a:b],
+                                ends[a:b], np.int64(first), out))
+                yield total, out, cupy.zeros(1, dtype=cupy.uint64)
+            a = b
 
 
 def _weigh_each_gpu(prefixes: Prefixes, block_size: int, split: int) -> np.ndarray:
@@ -235,13 +285,14 @@ def count_prefixes_gpu(prefixes: Prefixes, *, per_prefix: bool = False, block_si
 
     Returns the summed weight as a Python int, or with ``per_prefix=True`` an int64 array
     with each prefix's weight, exactly as
-    :func:`~gpuqueens.problems.nqueens.cpu.count_prefixes_cpu` does.
+    :func:`~gpuqueens.problems.nqueens.cpu.count_prefixes_cpu` does. ``split``: as in
+    :func:`sum_prefixes_gpu` (by default the sum expands the prefixes on the device, and
+    the per-prefix weights split them by :func:`choose_split`'s rows).
     """
     _check_prefixes(prefixes)
     block_size = _check_block_size(block_size)
-    split = _check_split(prefixes, split)
     if per_prefix:
-        return _weigh_each_gpu(prefixes, block_size, split)
+        return _weigh_each_gpu(prefixes, block_size, _check_split(prefixes, split))
     return sum_prefixes_gpu(prefixes, block_size=block_size, split=split)[0]
 
 
