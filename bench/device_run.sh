@@ -25,9 +25,8 @@
 # if the engine gives a wrong count, fails or hangs there, the timing steps are skipped and the
 # tests and the sanitizer run for the diagnosis. "sanitize" runs bench/gpu_sanitize.py (every
 # kernel on small inputs, against the CPU) under compute-sanitizer's memcheck and racecheck.
-# The default steps should take 7 to 9 minutes on one H100 with n up to 21 (an estimate from
-# the peers' times and the engine's projection, docs/performance.md): with the default budget
-# the last ones may be cut.
+# The default steps took 421 s on one H200 with n up to 21 (2026-11-27, docs/performance.md),
+# the sanitizer's shares cut: with the default budget the last ones may be cut.
 # Steps that run only when named: "big" (n = 22 and 23 against OEIS through the command line,
 # each with a checkpoint in the output folder, so that a stopped step resumes when run again;
 # n = 23 is projected at about a quarter of an hour on one H100), "matchsticks" (the matchstick
