@@ -28,6 +28,10 @@ check
     known ends of the distribution (R = 0: 1; R = E: 1; E-3 <= R < E: 0; R = E-4: the unit
     squares). A failed check stops the script.
 
+``--memory-gb X`` sizes the batches of lanes as on a card with X GB of free memory (at most
+what this one has), e.g. ``--grids 20 --repeats 0 --memory-gb 75`` for 20×20 on an 80 GB
+card measured on a larger one; the peak then stays near X.
+
 Before spending device time, dry-run it on the CuPy stand-in (nvcc needed; times mean
 nothing): ``python tests/fake_gpu_run.py bench/gpu_matchsticks.py --grids 3-5 --repeats 1``.
 """
@@ -77,6 +81,15 @@ def peak_bytes(cupy) -> int | None:
     return None if pool is None else int(pool().total_bytes())
 
 
+def cap_free_memory(limit: int) -> None:
+    """Make the GPU transfer size its batches of lanes for at most ``limit`` free bytes, as
+    on a smaller card (the library reads the free memory through this one function)."""
+    from gpuqueens.problems.matchsticks import gpu
+
+    free = gpu.device_free_bytes
+    gpu.device_free_bytes = lambda xp: min(free(xp), limit)
+
+
 def run_grid(cupy, m: int, n: int, args) -> dict:
     from gpuqueens.problems.matchsticks.gpu import count_by_removed_gpu
 
@@ -107,7 +120,7 @@ def run_grid(cupy, m: int, n: int, args) -> dict:
             "first_s": first, "warm_s": statistics.median(times) if times else first,
             "projected_s": method_cost(m, n, "gpu").seconds, "memory_floor_s": memory_floor,
             "compute_floor_s": compute_floor, "peak_bytes": peak, "checks": checks,
-            "total": str(sum(counts)), "largest": str(max(counts))}
+            "total": str(sum(counts)), "largest": str(max(counts)), "memory_gb": args.memory_gb}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -117,10 +130,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cpu-max", type=int, default=11, help="check on the CPU up to this short side")
     parser.add_argument("--cupy-max", type=int, default=16, help="check with the CuPy transfer up to this")
     parser.add_argument("--json", type=Path, help="write the rows here")
+    parser.add_argument("--memory-gb", type=float, default=None,
+                        help="size the batches as on a card with this much free memory (GB)")
     args = parser.parse_args(argv)
+    if args.memory_gb is not None and args.memory_gb <= 0:
+        parser.error(f"--memory-gb must be positive, got {args.memory_gb}")
     require_cupy("gpu_matchsticks")
 
     import cupy
+
+    if args.memory_gb is not None:
+        cap_free_memory(int(args.memory_gb * 1e9))
 
     from gpuqueens.backends import device_name
 

@@ -165,6 +165,20 @@ def test_gpu_benchmark_script_dry_run(tmp_path):
     assert "checks" in result.stdout.splitlines()[-4]  # the table comes last
 
 
+def test_gpu_benchmark_sizes_batches_as_on_a_smaller_card(tmp_path):
+    # --memory-gb: the batches of lanes are sized for that much free memory; too little for
+    # one group of 8 lanes is the library's own clear refusal
+    root = Path(__file__).resolve().parent.parent
+    command = [sys.executable, str(root / "tests" / "fake_gpu_run.py"), str(root / "bench" / "gpu_matchsticks.py"),
+               "--grids", "3", "--repeats", "0", "--json", str(tmp_path / "rows.json")]
+    result = subprocess.run(command + ["--memory-gb", "0.001"], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    rows = json.loads((tmp_path / "rows.json").read_text())
+    assert int(rows[0]["total"]) == NO_LEAF_GRID[4][3] and rows[0]["memory_gb"] == 0.001
+    result = subprocess.run(command + ["--memory-gb", "1e-9"], capture_output=True, text=True, timeout=600)
+    assert result.returncode != 0 and "one group of 8 lanes needs" in result.stderr
+
+
 def test_tiles_of_11_steps_and_a_refused_12(fake_gpu):
     import numpy as np
 
