@@ -31,7 +31,9 @@
 # each with a checkpoint in the output folder, so that a stopped step resumes when run again;
 # n = 23 is projected at about a quarter of an hour on one H100), "matchsticks" (the matchstick
 # distributions and puzzle tables on the GPU, bench/gpu_matchsticks.py and
-# bench/gpu_matchstick_table.py), "workers" (bench/device_workers.py)
+# bench/gpu_matchstick_table.py), "table8" (the 8x8 puzzle table's first round sampled:
+# its half sweeps and 4 of its 136 centre patterns, bench/gpu_matchstick_sample.py; the half
+# sweeps are projected at 55-70 GB), "workers" (bench/device_workers.py)
 # and "engines" (this tree's kernels, this tree with the split's work items instead of the
 # device's expansion (--split 2), and each peers/engine-*/ from bench/prepare_peers.sh
 # --engine COMMIT, n = 18..nmax, each tree's own bench/gpu_nqueens.py --path direct, in turn,
@@ -76,7 +78,7 @@ done
 case "$budget" in
   ''|*[!0-9]*) echo "device_run: --budget takes whole seconds (0: no budget), not '$budget'" >&2; exit 2 ;;
 esac
-known="build smoke bench ygch seed ncu tests direct sanitize big engines matchsticks workers table"
+known="build smoke bench ygch seed ncu tests direct sanitize big engines matchsticks table8 workers table"
 for name in $steps; do
   case " $known " in
     *" $name "*) ;;
@@ -335,6 +337,13 @@ if step matchsticks; then
   limited "$(share 0)" "$py" bench/gpu_matchstick_table.py --grids 5-6 --json "$out/matchstick_table.json" 2>&1 | tee "$out/matchstick_table.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   limited "$(share 0)" "$py" bench/gpu_matchstick_table.py --grids 7 --exact-squares 0,5,10,14 --json "$out/matchstick_table7.json" 2>&1 | tee "$out/matchstick_table7.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+
+if step table8; then
+  banner "the 8x8 puzzle table's first round, sampled: half sweeps, 4 centre patterns, the projection"
+  limited "$(share 0)" "$py" bench/gpu_matchstick_sample.py 8x8 --patterns 4 --json "$out/sample8.json" 2>&1 \
+    | tee "$out/sample8.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 

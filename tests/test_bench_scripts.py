@@ -64,6 +64,7 @@ def test_cpu_vs_seed_when_the_seed_tool_fails(tmp_path):
     ("gpu_nqueens.py", ["--nmin", "8", "--nmax", "8", "--no-cold"]),
     ("gpu_matchsticks.py", ["--grids", "3"]),
     ("gpu_matchstick_table.py", ["--grids", "3"]),
+    ("gpu_matchstick_sample.py", ["5x5"]),
     ("gpu_sanitize.py", []),
 ])
 def test_gpu_scripts_without_cupy(without_cupy, script, args):

@@ -179,6 +179,24 @@ def test_gpu_benchmark_sizes_batches_as_on_a_smaller_card(tmp_path):
     assert result.returncode != 0 and "one group of 8 lanes needs" in result.stderr
 
 
+def test_table_sample_dry_run(tmp_path):
+    # bench/gpu_matchstick_sample.py on the stand-in: every centre pattern of 5×5's first
+    # round joined on the (fake) device finds the table's rows; a sample projects the round
+    root = Path(__file__).resolve().parent.parent
+    script = [sys.executable, str(root / "tests" / "fake_gpu_run.py"), str(root / "bench" / "gpu_matchstick_sample.py")]
+    result = subprocess.run(script + ["5x5", "--patterns", "all", "--check"], capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "check: the 13 rows found equal the table's" in result.stdout
+    out = tmp_path / "sample.json"
+    result = subprocess.run(script + ["6x6", "--patterns", "3", "--json", str(out)], capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(out.read_text())
+    assert (summary["patterns"], summary["sampled"], len(summary["join_s"])) == (36, 3, 3)
+    assert summary["projected_round_s"] == pytest.approx(summary["sweeps_s"] + 36 * summary["mean_join_s"])
+
+
 def test_tiles_of_11_steps_and_a_refused_12(fake_gpu):
     import numpy as np
 

@@ -46,7 +46,7 @@ from .pairing import JoinStats, Round, centre_patterns, join_centre, prepare_rou
 from .round_cache import RoundCache, forget_join_leftovers
 from .top_rows import solve_top_unit, split_squares, top_unit
 
-__all__ = ["table_rows", "run_levels", "merge_fewest", "round_units", "solve_round_unit",
+__all__ = ["table_rows", "run_levels", "first_round", "merge_fewest", "round_units", "solve_round_unit",
            "MAX_JOIN_SHORT_SIDE"]
 
 #: Largest shorter side the join answers. 7×7 takes 154 s on 2 cores, 6.3 GB a process, with
@@ -95,14 +95,7 @@ def run_levels(h: int, w: int, wanted: list[int],
     squares, and the table answers them by its top sweep instead (:mod:`.top_rows`).
     """
     sticks = stick_count(h, w)
-    top = square_count(h, w)
-    done: dict[int, tuple[int | None, int]] = {q: (None, 0) for q in wanted if q > top}
-    start = unit_square_bound(h, w, max(wanted)).before_start()
-    lower = {q: int(start[min(q, len(start) - 1)]) for q in wanted if q not in done}
-    # one above the largest S + 2L(S), as long as the S asked lie within one of each other
-    # (every S = 0..14 of every grid joined does): else the S far above wait for their level
-    least = [q + 2 * lower[q] for q in lower]
-    level = min(max(least, default=0) + 1, min(least, default=0) + 2)
+    done, lower, level = _first_level(h, w, wanted)
     index = 0
     while len(done) < len(wanted):
         # the level is at most two above any open S + 2L(S), so no cap passes L(S) + 1 (a cap
@@ -121,6 +114,33 @@ def run_levels(h: int, w: int, wanted: list[int],
                 lower[q] = max(lower[q], caps[q] + 1)
         level = min((q + 2 * lower[q] for q in wanted if q not in done), default=level)
     return [(q, *done[q]) for q in wanted]
+
+
+def _first_level(h: int, w: int, wanted: list[int]):
+    """(the S asked that the grid cannot have, done; the lower bound L(S) of the others; the
+    first round's level)."""
+    top = square_count(h, w)
+    done: dict[int, tuple[int | None, int]] = {q: (None, 0) for q in wanted if q > top}
+    start = unit_square_bound(h, w, max(wanted)).before_start()
+    lower = {q: int(start[min(q, len(start) - 1)]) for q in wanted if q not in done}
+    # one above the largest S + 2L(S), as long as the S asked lie within one of each other
+    # (every S = 0..14 of every grid joined does): else the S far above wait for their level
+    least = [q + 2 * lower[q] for q in lower]
+    level = min(max(least, default=0) + 1, min(least, default=0) + 2)
+    return done, lower, level
+
+
+def first_round(h: int, w: int, wanted: list[int]) -> tuple[dict[int, int], int]:
+    """The caps ``{S: largest R}`` and the level of the first round that :func:`run_levels`
+    runs for the S asked (for sampling a round of a grid too large to finish).
+
+    >>> first_round(4, 4, [0, 1, 2])
+    ({0: 9, 1: 8, 2: 8}, 18)
+    """
+    sticks = stick_count(h, w)
+    _, lower, level = _first_level(h, w, wanted)
+    caps = {q: min(sticks, (level - q) // 2) for q in lower}
+    return {q: c for q, c in caps.items() if c >= lower[q]}, level
 
 
 def round_units(h: int, w: int, caps: dict[int, int], level: int, index: int,
