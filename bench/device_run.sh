@@ -37,7 +37,9 @@
 # and "engines" (this tree's kernels, this tree with the split's work items instead of the
 # device's expansion (--split 2), and each peers/engine-*/ from bench/prepare_peers.sh
 # --engine COMMIT, n = 18..nmax, each tree's own bench/gpu_nqueens.py --path direct, in turn,
-# twice). Steps can be run in separate calls with the same --out; --budget 0 lifts every limit
+# twice), "ncuitems" (Nsight Compute on nqueens_count at n = 19, the kernels alone, with the
+# device's expansion and with the split's work items: why the work items weigh so much).
+# Steps can be run in separate calls with the same --out; --budget 0 lifts every limit
 # but the smoke step's.
 #
 # Install first, in the repository (a virtual environment is fine; the steps run $PYTHON, else
@@ -78,7 +80,7 @@ done
 case "$budget" in
   ''|*[!0-9]*) echo "device_run: --budget takes whole seconds (0: no budget), not '$budget'" >&2; exit 2 ;;
 esac
-known="build smoke bench ygch seed ncu tests direct sanitize big engines matchsticks table8 workers table"
+known="build smoke bench ygch seed ncu tests direct sanitize big engines ncuitems matchsticks table8 workers table"
 for name in $steps; do
   case " $known " in
     *" $name "*) ;;
@@ -323,6 +325,25 @@ print("n  " + "  ".join(f"{name:>22}" for name in names))
 for n in sorted({n for _, n in best}):
     print(f"{n:<3}" + "  ".join(f"{best.get((name, n), float('nan')):>22.4f}" for name in names))
 PY
+fi
+
+if timing_step ncuitems; then
+  banner "Nsight Compute: nqueens_count at n=19, the prefixes expanded on the device against the split's work items"
+  if command -v ncu >/dev/null; then
+    for mode in expanded split2; do
+      options=()
+      [ "$mode" = split2 ] && options=(--split 2)
+      limited "$(share 120)" ncu --kernel-name nqueens_count --launch-count 1 \
+        --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
+        --section ComputeWorkloadAnalysis --section InstructionStats --section SchedulerStats \
+        "$py" bench/gpu_nqueens.py --path direct --nmin 19 --nmax 19 --repeats 1 --no-cold \
+        --plain-nodes-max 0 "${options[@]}" > "$out/ncu19-$mode.txt" 2>&1 || status=1
+      grep -E "Duration|Grid Size|Executed Instructions  |Issued Instructions  |Avg. Active Threads|Avg. Not Predicated|Achieved Occupancy|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|device_run:" \
+        "$out/ncu19-$mode.txt" | sed "s/^/$mode: /"
+    done
+  else
+    echo "ncu not found (Nsight Compute): profile skipped" | tee "$out/ncu19-expanded.txt"
+  fi
 fi
 
 if step matchsticks; then
