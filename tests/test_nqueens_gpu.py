@@ -69,6 +69,28 @@ def test_block_sizes_and_batches_give_the_same_counts(block_size, monkeypatch):
     assert int(weights.sum()) == 3 * TOTAL[12]
 
 
+@pytest.mark.parametrize("n,mark,rows", [(10, 3, 2), (13, 4, 3), (16, 5, 2), (20, 5, 2)])
+def test_device_expansion_is_the_host_enumeration(n, mark, rows):
+    from gpuqueens.problems.nqueens import gpu
+    from gpuqueens.problems.nqueens.prefixes import expand_prefixes
+
+    prefixes = enumerate_prefixes(n, mark)
+    if n == 20:  # a sample: the host's enumeration of all takes seconds
+        prefixes = prefixes.take(np.arange(0, len(prefixes), 97))
+    got = np.concatenate([r.get() for _, r, _ in gpu._expanded_batches(prefixes, rows, gpu._module(False))])
+    np.testing.assert_array_equal(got, expand_prefixes(prefixes, mark + rows).records())
+
+
+def test_expansion_and_split_give_the_same_counts(monkeypatch):
+    from gpuqueens.problems.nqueens import gpu
+
+    prefixes = enumerate_prefixes(16, 5)
+    expanded = gpu.count_prefixes_gpu(prefixes)
+    assert expanded == gpu.count_prefixes_gpu(prefixes, split=2) == gpu.count_prefixes_gpu(prefixes, split=1)
+    monkeypatch.setattr(gpu, "EXPANDED_BATCH", 10_000)  # many launches into one buffer
+    assert gpu.count_prefixes_gpu(prefixes) == expanded
+
+
 def test_empty_prefix_set():
     from gpuqueens.problems.nqueens.gpu import count_prefixes_gpu
 
