@@ -4,9 +4,9 @@ kernels/nqueens_symmetric.cu for the solutions fixed by rotations (F180, F90).
 Same contract as :func:`gpuqueens.problems.nqueens.cpu.count_prefixes_cpu`. The prefixes go
 to the device as 16-byte records in large batches. For a count, the device first continues
 each prefix one or two rows further (``nqueens_expand``: the host's enumeration, so that the
-host's prefixes stay few), then one launch of a persistent grid per batch of those records,
-whose threads take records from a global counter, adds its per-block sums to one device
-buffer, which is read back once at the end and summed into Python ints on the host, so no
+host's prefixes stay few); then each batch of those records is one launch of a persistent
+grid whose threads take records from a global counter and add their per-block sums to one
+device buffer, read back once at the end and summed into Python ints on the host, so no
 count is ever held in fewer than 64 bits. With ``split`` (and for node counts and per-prefix
 weights) the grid's work items are instead a prefix and the ranks of its queens in the next
 ``split`` rows. CuPy is imported inside the functions: this module imports on machines
