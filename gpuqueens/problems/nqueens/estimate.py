@@ -21,20 +21,21 @@ Calibration (the measured seconds are in :data:`MEASURED_SECONDS`):
   Other jobs kept that machine busy (load average 3 to 6) and slowed even the CPU time:
   the same path took 27.3 s for n = 17 there on a quieter day (docs/scaling.md), 1.6×
   less than here, so on an idle core of that kind the estimate errs long.
-* ``"gpu"``: one NVIDIA H100 (80GB HBM3, CuPy 14.2, CUDA 13.0), warm (kernel compiled),
-  ``gpuqueens.nqueens(n, backend="gpu")``, measured 2026-11-22: n = 18 0.238 s, 19 0.979 s,
-  20 7.69 s, 21 57.8 s. n = 18 is left out of the fit (its time is mostly set-up). A faster
-  engine or GPU only beats these numbers, so the estimate errs long.
+* ``"gpu"``: one NVIDIA H200 (CuPy 14.2, CUDA 13.0), warm (kernel compiled),
+  ``gpuqueens.nqueens(n, backend="gpu")``, measured 2026-11-27 (docs/performance.md): n =
+  18 0.041 s, 19 0.183 s, 20 1.283 s, 21 10.685 s, 22 93.05 s. n = 18 is left out of the
+  fit (its time is mostly set-up). An H100 ran another GPU counter (ygch/n_queens) within
+  1–8% of the H200's times; an older GPU is slower.
 
 The estimate serves :func:`warn_if_long`: a :class:`gpuqueens.LongRunWarning` for a count
 expected to take more than about an hour. It is a rough figure (a factor of two either
 way), not a promise.
 
->>> round(estimated_seconds(21, "gpu"))  # measured: 57.8 s
-61
+>>> round(estimated_seconds(21, "gpu"))  # measured: 10.685 s
+11
 >>> from gpuqueens.estimates import format_duration
 >>> format_duration(estimated_seconds(24, "gpu"))
-'12.2 hours'
+'2.2 hours'
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ __all__ = ["MEASURED_SECONDS", "solution_count", "estimated_seconds", "warn_if_l
 #: Seconds of one count, per backend and n (see the module's calibration notes).
 MEASURED_SECONDS: dict[str, dict[int, float]] = {
     "cpu": {14: 0.177, 15: 0.845, 16: 4.744, 17: 42.595},
-    "gpu": {19: 0.979, 20: 7.69, 21: 57.8},
+    "gpu": {19: 0.183, 20: 1.283, 21: 10.685, 22: 93.05},
 }
 
 # OEIS A000170, n = 1..27: the number of solutions, the size of the work.
@@ -105,7 +106,7 @@ def warn_if_long_count(n: int, backend: str, workers: int = 1, *, stacklevel: in
 
     ``stacklevel`` counts from the caller of this function, as for :func:`warnings.warn`.
     """
-    where = "one CPU core" if backend == "cpu" else "one GPU (at a rate measured on an H100)"
+    where = "one CPU core" if backend == "cpu" else "one GPU (at a rate measured on an H200)"
     if workers > 1:
         where = f"{workers} workers, each counted as {where},"
     warn_if_long(f"counting n={n} on {where}", estimated_seconds(n, backend, workers),
