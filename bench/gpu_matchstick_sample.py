@@ -45,27 +45,15 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.cpu_matchstick_rows import parse_grid  # noqa: E402
 from bench.gpu_required import require_cupy  # noqa: E402
+from gpuqueens.problems.matchsticks.cli import parse_squares  # noqa: E402
 from gpuqueens.problems.matchsticks.gpu import array_module  # noqa: E402
 from gpuqueens.problems.matchsticks.grid import orient  # noqa: E402
 from gpuqueens.problems.matchsticks.pairing import (JoinStats, centre_patterns, join_centre,  # noqa: E402
                                                     prepare_round)
 from gpuqueens.problems.matchsticks.table import first_round, merge_fewest, table_rows  # noqa: E402
 from gpuqueens.problems.matchsticks.top_rows import split_squares  # noqa: E402
-
-
-def parse_grid(text: str) -> tuple[int, int]:
-    """"8x8" -> (8, 8)."""
-    m, _, n = text.partition("x")
-    return int(m), int(n or m)
-
-
-def parse_squares(text: str) -> list[int]:
-    """"0-14" or "0,3,5" -> the S asked."""
-    if "-" in text:
-        low, high = text.split("-")
-        return list(range(int(low), int(high) + 1))
-    return [int(q) for q in text.split(",")]
 
 
 def sampled(patterns: list[int], count: str) -> list[int]:
@@ -95,8 +83,9 @@ def memory_held(backend: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("grid", help="e.g. 8x8")
-    parser.add_argument("--squares", default="0-14", help="the S of the table (default 0-14)")
+    parser.add_argument("grid", type=parse_grid, help="MxN, e.g. 8x8")
+    parser.add_argument("--squares", type=parse_squares, default="0-14",
+                        help="the S of the table, e.g. 0-14 (the default) or 0,2,5-7")
     parser.add_argument("--patterns", default="4", help="how many centre patterns to join, or all")
     parser.add_argument("--backend", choices=("gpu", "cpu"), default="gpu")
     parser.add_argument("--check", action="store_true",
@@ -109,8 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--check needs --patterns all (a sample finds only part of the round)")
     if args.backend == "gpu":
         require_cupy("gpu_matchstick_sample")
-    h, w = orient(*parse_grid(args.grid))
-    _, rest = split_squares(h, w, parse_squares(args.squares))
+    h, w = orient(*args.grid)
+    _, rest = split_squares(h, w, sorted({q for part in args.squares for q in part}))
     if not rest:
         parser.error("every S asked comes from the top sweep, not the join: nothing to sample")
     caps, level = first_round(h, w, rest)
