@@ -98,11 +98,7 @@ def run_levels(h: int, w: int, wanted: list[int],
     done, lower, level = _first_level(h, w, wanted)
     index = 0
     while len(done) < len(wanted):
-        # the level is at most two above any open S + 2L(S), so no cap passes L(S) + 1 (a cap
-        # far above an S's bound costs much: 5×6, S = 0 at R <= 20 5.7 s, at R <= 16 0.1 s);
-        # an S whose bound is above (K - S) // 2 cannot be found at this level: not asked
-        caps = {q: min(sticks, (level - q) // 2) for q in wanted if q not in done}
-        caps = {q: c for q, c in caps.items() if c >= lower[q]}
+        caps = _round_caps(sticks, level, {q: lower[q] for q in wanted if q not in done})
         index += 1
         found = run_round(caps, level, index)
         for q in caps:
@@ -130,6 +126,15 @@ def _first_level(h: int, w: int, wanted: list[int]):
     return done, lower, level
 
 
+def _round_caps(sticks: int, level: int, lower: dict[int, int]) -> dict[int, int]:
+    """The caps ``{S: largest R}`` of a round at ``level`` for the open S (``lower``: their
+    L(S)). The level is at most two above any open S + 2L(S), so no cap passes L(S) + 1 (a
+    cap far above an S's bound costs much: 5×6, S = 0 at R <= 20 5.7 s, at R <= 16 0.1 s);
+    an S whose bound is above (K - S) // 2 cannot be found at this level: not asked."""
+    caps = {q: min(sticks, (level - q) // 2) for q in lower}
+    return {q: c for q, c in caps.items() if c >= lower[q]}
+
+
 def first_round(h: int, w: int, wanted: list[int]) -> tuple[dict[int, int], int]:
     """The caps ``{S: largest R}`` and the level of the first round that :func:`run_levels`
     runs for the S asked (for sampling a round of a grid too large to finish).
@@ -137,10 +142,8 @@ def first_round(h: int, w: int, wanted: list[int]) -> tuple[dict[int, int], int]
     >>> first_round(4, 4, [0, 1, 2])
     ({0: 9, 1: 8, 2: 8}, 18)
     """
-    sticks = stick_count(h, w)
     _, lower, level = _first_level(h, w, wanted)
-    caps = {q: min(sticks, (level - q) // 2) for q in lower}
-    return {q: c for q, c in caps.items() if c >= lower[q]}, level
+    return _round_caps(stick_count(h, w), level, lower), level
 
 
 def round_units(h: int, w: int, caps: dict[int, int], level: int, index: int,
