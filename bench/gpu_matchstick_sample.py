@@ -46,6 +46,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.cpu_matchstick_rows import parse_grid  # noqa: E402
+from bench.gpu_matchsticks import peak_bytes  # noqa: E402
 from bench.gpu_required import require_cupy  # noqa: E402
 from gpuqueens.problems.matchsticks.cli import parse_squares  # noqa: E402
 from gpuqueens.problems.matchsticks.gpu import array_module  # noqa: E402
@@ -76,8 +77,7 @@ def memory_held(backend: str) -> int:
     if backend == "gpu":
         import cupy
 
-        pool = getattr(cupy, "get_default_memory_pool", None)
-        return 0 if pool is None else int(pool().total_bytes())
+        return peak_bytes(cupy) or 0
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 

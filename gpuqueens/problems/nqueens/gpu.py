@@ -142,9 +142,13 @@ def _prepare_kernel(kernel, n: int, mark: int, block_size: int, split: int = 0) 
 def _grid_size(count: int, block_size: int) -> int:
     """A persistent grid: at most the blocks the device can hold at once (blocks beyond
     what fits start only when others end, find no prefix left and return at once)."""
+    return max(1, min(math.ceil(count / block_size), _resident_blocks(block_size)))
+
+
+def _resident_blocks(block_size: int) -> int:
+    """Blocks of ``block_size`` threads the device holds at once (the largest grid)."""
     sms, threads, _, _ = _device_limits()
-    resident_blocks = sms * max(1, threads // block_size)
-    return max(1, min(math.ceil(count / block_size), resident_blocks))
+    return sms * max(1, threads // block_size)
 
 
 def _batches(prefixes: Prefixes):
@@ -211,7 +215,7 @@ def sum_prefixes_gpu(
     items = items_per_prefix(prefixes.n, mark, split)
     launches = _expanded_batches(prefixes, expand, module) if expand else (
         (stop - start, records, counter) for start, stop, records, counter in _batches(prefixes))
-    max_grid = _grid_size(1 << 62, block_size)  # the largest grid of any launch
+    max_grid = _resident_blocks(block_size)  # the largest grid of any launch
     block_sums = cupy.zeros(words * max_grid, dtype=cupy.uint64)
     for count, records, counter in launches:
         kernel(
