@@ -209,16 +209,6 @@ __host__ __device__ inline nq_u32 nq_nor3(nq_u32 a, nq_u32 b, nq_u32 c) {
 #endif
 }
 
-// If r == s, store v at `at` (predicated: no branch around it).
-__host__ __device__ inline void nq_store_if_equal(int r, int s, nq_addr at, nq_u32 v) {
-#ifdef __CUDA_ARCH__
-    asm volatile("{ .reg .pred t; setp.eq.s32 t, %0, %1; @t st.shared.u32 [%2], %3; }"
-                 :: "r"(r), "r"(s), "r"(at), "r"(v) : "memory");
-#else
-    if (r == s) *at = v;
-#endif
-}
-
 // If r == s: store v at `at`, and w &= m if also u != 0. Returns w. One predicated store and
 // one predicated LOP3 after the two tests (the compiler would rather build a mask with a
 // select, and branch around the store).
@@ -324,13 +314,17 @@ struct NqSearch {
     // column (and the row stores `down` before row B2). The other rows take the rare path:
     // the last row (31), the rows whose child is above B1, whose child may not use the
     // columns of `outside` (case C: column 1, case S: the edge columns), and in case S rows
-    // B1-1 and B1: at r' == b1r the row stores `down` after row B1.
+    // B1-1 and B1: at r' == b1r the row stores `down` after row B1. Row B2-1 is a rare row
+    // only where it is row B1 (even n, B1 = (n-2)/2): then one word holds `down` after row B1
+    // and before row B2 (before_b2 == after_b1), and b1_b2_edges is `outside` for the B2 rule
+    // (else 0: the rare path applies no B2 rule).
     int lo;
     nq_u32 span;
     int ruled;         // rows r' < ruled: the child is above B1 and has the static rule
     int b2m1;
     int b1r;
     nq_u32 outside;
+    nq_u32 b1_b2_edges;
     // Leaf data (leaf()): case C and case S through the same code, with neutral values
     nq_u32 last_forbid;    // a last-row queen here weighs 0 (case S's last-row rule; ~0: all)
     nq_u32 b2_bit;         // case S: a last-row queen here is the bottom queen (n-1, B2)
@@ -409,6 +403,7 @@ struct NqSearch {
         b2m1 = !corner && b2 - 1 >= base ? b2 - 1 + shift : -1;
         b1r = !corner && b1 >= base ? b1 + shift : -1;
         outside = corner ? (b1 == 0 ? 0u : 2u) : edges;  // case C, b1 = 0: the plain search, no rule
+        b1_b2_edges = b1r >= 0 && b1r == b2m1 ? outside : 0u;
         // neutral leaf data (case C: every leaf weighs 24), then case S's
         int k0 = 1;
         b2_bit = 0;
@@ -422,6 +417,7 @@ struct NqSearch {
             k0 += (int)((rule >> NQ_RULE_KNOWN_SHIFT) & 3u);  // edge queens in the prefix rows
             if (b2m1 >= 0) before_b2 = words;
             if (b1r >= 0) after_b1 = words + NQ_LEAF_WORD_BYTES;
+            if (b1_b2_edges != 0u) before_b2 = after_b1;
         }
         left = rec[0];
         down = rec[1] | ~mask;
@@ -457,11 +453,14 @@ struct NqSearch {
     // Try the lowest candidate of the current row (shifted row `row`), its child's columns
     // `forbid` excepted (0 on the main path). Straight-line code on the device: the save is
     // predicated, and the child's state is always computed in place, so there is no select:
-    // when the child has no free square, the caller's restore overwrites it (with the row
-    // just saved, if it had candidates left, else the one saved before it). Returns the
-    // child's free squares (0: restore); adds NQ_STEP_SAVE to `did` if it saved the row,
-    // NQ_STEP_STORE if it stored the leaf word before row B2.
-    __host__ __device__ nq_u32 try_candidate(int row, nq_u32 forbid, int& did) {
+    // when the child has no free square (`cand` 0), the caller's restore overwrites it (with
+    // the row just saved, if it had candidates left, else the one saved before it). At row
+    // `store_row` it stores the child's `down` at `store_at` (a leaf word) and applies the B2
+    // rule with the edge columns `b2_edges` (0: none): the main path passes row B2-1, the
+    // rare path row B1 (one predicated store and one predicated AND either way). Adds
+    // NQ_STEP_SAVE to `did` if it saved the row, NQ_STEP_STORE if it stored the leaf word.
+    __host__ __device__ void try_candidate(int row, nq_u32 forbid, int store_row, nq_addr store_at, nq_u32 b2_edges,
+                                           int& did) {
         const nq_u32 rest = cand & (cand - 1u);  // (the compiler tests it for the save in the same LOP3)
         const nq_u32 b = cand ^ rest;
         nq_push_if_nonzero(rest, top, rest, left, down, right);
@@ -476,10 +475,9 @@ struct NqSearch {
         // case S, the child is row B2: keep `down` for the leaf; if an edge column is unused,
         // the child must take an edge column (both unused: the leaf rejects what follows, see
         // leaf())
-        free = nq_store_and_if(free, outside, outside & ~down, row, b2m1, before_b2, down);
-        if (row == b2m1) did |= NQ_STEP_STORE;
+        free = nq_store_and_if(free, b2_edges, b2_edges & ~down, row, store_row, store_at, down);
+        if (row == store_row) did |= NQ_STEP_STORE;
         cand = free;
-        return free;
     }
 
     // The current row is the last one and `cand` its queen: add the leaf's weight.
@@ -542,35 +540,35 @@ struct NqWorker {
 
     // One iteration of the thread's loop: try one candidate (the main path, or the rare one
     // for a row whose child has a static rule), weigh a leaf, or finish the item and fetch
-    // the next one; then restore the top saved row if there is no child to go on with. All
+    // the next one; then restore the top saved row if the current row has no candidate. All
     // paths meet before the restore, so the lanes of a warp reconverge there every
     // iteration, and a lane that fetches does not wait for the other lanes' items. Returns
     // the NqStep flags (on the device 1); NQ_STEP_DONE (0) when no item is left.
+    // The restore tests `cand` itself on every path (a try leaves the child's free squares
+    // there, a leaf clears it, a fetch leaves row base's, never 0): with a separate "go on"
+    // word, which differs from `cand` on the leaf and fetch paths, the main path paid a
+    // register move every iteration (29 SASS instructions instead of 30).
     __host__ __device__ int advance() {
         const int row = nq_popc(s.down);  // shifted: 31 on the last row
-        nq_u32 go_on;                     // 0: restore
         int did;
         if ((nq_u32)(row - s.lo) > s.span) {   // the rare path
             if (row < 31) {                    // the child has a static rule, or the row is B1-1 or B1
                 did = NQ_STEP_TRY | NQ_STEP_RULE;
-                go_on = s.try_candidate(row, row < s.ruled ? s.outside : 0u, did);
-                nq_store_if_equal(row, s.b1r, s.after_b1, s.down);  // keep `down` after row B1 for the leaf
-                if (row == s.b1r) did |= NQ_STEP_STORE;
+                s.try_candidate(row, row < s.ruled ? s.outside : 0u, s.b1r, s.after_b1, s.b1_b2_edges, did);
             } else if (s.cand != 0) {          // the last row's queen
                 s.weigh_leaf();
+                s.cand = 0u;
                 did = NQ_STEP_LEAF;
-                go_on = 0u;
             } else {                           // the sentinel: the item is done
                 did = next_item();
                 if (did == NQ_STEP_DONE) return NQ_STEP_DONE;
-                go_on = 1u;
             }
         } else {                               // the main path
             did = NQ_STEP_TRY;
-            go_on = s.try_candidate(row, 0u, did);
+            s.try_candidate(row, 0u, s.b2m1, s.before_b2, s.outside, did);
         }
-        nq_pop_if_zero(go_on, s.top, s.cand, s.left, s.down, s.right);
-        if (did & NQ_STEP_TRY) did |= go_on ? NQ_STEP_PUSH : NQ_STEP_RESTORE;
+        if (did & NQ_STEP_TRY) did |= s.cand ? NQ_STEP_PUSH : NQ_STEP_RESTORE;
+        nq_pop_if_zero(s.cand, s.top, s.cand, s.left, s.down, s.right);
         return NQ_DID(did);
     }
 

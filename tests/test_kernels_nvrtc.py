@@ -43,9 +43,20 @@ NVRTC = _find_nvrtc()
 pytestmark = [pytest.mark.nvcc, pytest.mark.skipif(NVRTC is None, reason="libnvrtc not found")]
 
 
+def _load_nvrtc() -> ctypes.CDLL:
+    """libnvrtc, with the libnvrtc-builtins beside it loaded first: NVRTC opens that library by
+    name at compile time, which fails where its folder (a wheel's) is not on the loader's path."""
+    folder = Path(NVRTC).parent
+    for builtins in sorted(folder.glob("libnvrtc-builtins.so*")):
+        if ".alt." not in builtins.name:
+            ctypes.CDLL(str(builtins), mode=ctypes.RTLD_GLOBAL)
+            break
+    return ctypes.CDLL(NVRTC)
+
+
 def nvrtc_compile(source: str, options: tuple[str, ...]) -> tuple[int, str]:
     """(status, log) of compiling ``source`` for sm_90 with NVRTC."""
-    lib = ctypes.CDLL(NVRTC)
+    lib = _load_nvrtc()
     program = ctypes.c_void_p()
     status = lib.nvrtcCreateProgram(ctypes.byref(program), source.encode(), b"kernel.cu", 0, None, None)
     assert status == 0, f"nvrtcCreateProgram failed: {status}"
