@@ -106,7 +106,7 @@ int run_kernel(int argc, char** argv) {
         for (int w = 0; w < warps; ++w) {
             // lanes taking each block this step; save lanes of the two try blocks; restore lanes
             unsigned took[BLOCKS] = {};
-            unsigned save_main = 0, save_rule = 0, restore = 0, store_main = 0, store_rule = 0;
+            unsigned save_main = 0, save_rule = 0, restore = 0;
             long long max_empty = 0;
             for (int l = 0; l < 32; ++l) {
                 const int t = w * 32 + l;
@@ -138,7 +138,6 @@ int run_kernel(int argc, char** argv) {
                     if (rule) took[RARE] |= bit;
                     took[rule ? RULE : MAIN] |= bit;
                     if (did & NQ_STEP_SAVE) (rule ? save_rule : save_main) |= bit;
-                    if (did & NQ_STEP_STORE) (rule ? store_rule : store_main) |= bit;
                     if (did & NQ_STEP_RESTORE) restore |= bit;
                 } else {
                     took[RARE] |= bit;
@@ -160,13 +159,11 @@ int run_kernel(int argc, char** argv) {
             issued += cost[EMPTY].issued * (double)max_empty;
             alu += cost[EMPTY].alu * (double)max_empty;
             tot.lanes += cost[EMPTY].issued * (double)max_empty;  // mostly one lane
-            // shared memory: each try block saves 16 bytes per saving lane and stores a leaf
-            // word where a lane's row is B1 or B2-1 (one 4-byte wavefront); the leaf block
-            // reads two words; the tail restores
+            // shared memory: each try block saves 16 bytes per saving lane, the tail restores
+            // (the leaf words are registers)
             double wave = 0;
-            if (took[MAIN]) wave += (store_main != 0) + quarters(save_main);
-            if (took[RULE]) wave += (store_rule != 0) + quarters(save_rule);
-            if (took[LEAF]) wave += 2;
+            if (took[MAIN]) wave += quarters(save_main);
+            if (took[RULE]) wave += quarters(save_rule);
             wave += quarters(restore);
             tot.issued += issued;
             tot.alu += alu;

@@ -36,16 +36,17 @@
 //     the rare path: 24/k, k = 1 + the edge queens at corner distance B1 other than the top
 //     one (the left queen at (B2, 0), the right one at (B1, n-1), the bottom one at
 //     (n-1, B2)); case C with neutral data, so k = 1 and the weight 24. For rows B1 and B2
-//     the leaf reads `down` as it was after row B1 and before row B2: two words per thread
-//     (the "leaf words"), stored by row B1 on the rare path and by row B2-1 with the B2
-//     rule (one predicated store), so that most iterations store nothing but a save.
+//     the leaf reads `down` as it was after row B1 and before row B2: two registers per
+//     thread (the "leaf words"), set by row B1 on the rare path and by row B2-1 with the B2
+//     rule (one predicated move each; in shared memory they cost a wavefront per store and
+//     two per leaf, 15% of the shared traffic, which binds from n = 20 on).
 //   * All paths (main, rule rows, leaf, end of item and fetch) meet before the restore, so
 //     the lanes of a warp reconverge once per iteration; a lane that fetches its next item
 //     does not wait for the other lanes' items.
-//   * Shared memory is laid out per warp, [slot][lane] for the saved states and [word][lane]
-//     for the two leaf words, so that the 32 lanes of a warp hit 32 different banks and the
-//     offsets between slots are compile-time constants. 16 bytes per row and 12 more per
-//     thread: at n = 18 (rows 7 on) 9 blocks of 128 threads fit on an H100 SM, at n = 20 8.
+//   * Shared memory is laid out per warp, [slot][lane] for the saved states, so that the 32
+//     lanes of a warp hit 32 different banks and the offsets between slots are compile-time
+//     constants. 16 bytes per row and 16 more (the sentinel) per thread: at n = 18 (rows 7
+//     on) 9 blocks of 128 threads fit on an H100 SM, at n = 20 8.
 //
 // Every count is 64-bit. `nqueens_count` adds each block's weight to block_sums[blockIdx.x]
 // (several launches may accumulate into one buffer); `nqueens_count_each` adds one weight per
@@ -92,73 +93,46 @@ __host__ __device__ inline int nq_popc(nq_u32 x) {
 }
 
 // Shared-memory layout of one thread's search: saved row states of 4 words (slot 0: the
-// sentinel), then the two leaf words: `down` before row B2 and after row B1 (nq_thread_memory).
+// sentinel) (nq_thread_memory).
 // Saved-state slots a search from row `base` needs: one per row base..n-2, plus the sentinel.
 __host__ __device__ inline int nq_slots(int n, int base) {
     return n - base;
 }
 
-#define NQ_LEAF_WORDS 2
-
 // Words of shared memory one thread needs for a search from row `base`.
 __host__ __device__ inline int nq_thread_words(int n, int base) {
-    return 4 * nq_slots(n, base) + NQ_LEAF_WORDS;
+    return 4 * nq_slots(n, base);
 }
 
 // Addresses of this thread's memory. Device: 32-bit shared-window byte addresses, so that
-// a slot or a leaf word is an immediate offset away and every access is one LDS/STS; the
+// a slot is an immediate offset away and every access is one LDS/STS; the
 // block's dynamic shared memory is split into one region per warp in which the 32 lanes
 // interleave (32 different banks). Host: plain pointers into the thread's own
 // nq_thread_words(n, base) words.
 #ifdef __CUDA_ARCH__
 typedef nq_u32 nq_addr;
 #define NQ_SLOT_BYTES 512       // 32 lanes x 16 bytes
-#define NQ_LEAF_WORD_BYTES 128  // 32 lanes x 4 bytes
-#define NQ_WORD 4               // a word of a slot
 #else
 typedef nq_u32* nq_addr;
 #define NQ_SLOT_BYTES 4     // in words on the host
-#define NQ_LEAF_WORD_BYTES 1
-#define NQ_WORD 1
 #endif
 
 struct NqMemory {
     nq_addr slots;   // slot k at slots + k * NQ_SLOT_BYTES (4 words)
-    nq_addr words;   // leaf word k (0: down before row B2, 1: after row B1) at words + k * NQ_LEAF_WORD_BYTES
 };
 
 __host__ __device__ inline NqMemory nq_thread_memory(nq_u32* memory, int n, int base, int thread) {
-    const int slots = nq_slots(n, base);
     NqMemory m;
 #ifdef __CUDA_ARCH__
     const nq_u32 region = (nq_u32)__cvta_generic_to_shared(memory) + (thread >> 5) * 32 * 4 * nq_thread_words(n, base);
     m.slots = region + (thread & 31) * 16;
-    m.words = region + slots * NQ_SLOT_BYTES + (thread & 31) * 4;
 #else
+    (void)n;
+    (void)base;
     (void)thread;
     m.slots = memory;
-    m.words = memory + 4 * slots;
 #endif
     return m;
-}
-
-// One word.
-__host__ __device__ inline void nq_store(nq_addr at, nq_u32 v) {
-#ifdef __CUDA_ARCH__
-    asm volatile("st.shared.u32 [%0], %1;" ::"r"(at), "r"(v) : "memory");
-#else
-    *at = v;
-#endif
-}
-
-__host__ __device__ inline nq_u32 nq_load(nq_addr at) {
-#ifdef __CUDA_ARCH__
-    nq_u32 v;
-    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(at) : "memory");
-    return v;
-#else
-    return *at;
-#endif
 }
 
 // The save and the restore of a row state: a stack of 4-word slots, `top` the next free
@@ -209,18 +183,17 @@ __host__ __device__ inline nq_u32 nq_nor3(nq_u32 a, nq_u32 b, nq_u32 c) {
 #endif
 }
 
-// If r == s: store v at `at`, and w &= m if also u != 0. Returns w. One predicated store and
-// one predicated LOP3 after the two tests (the compiler would rather build a mask with a
-// select, and branch around the store).
-__host__ __device__ inline nq_u32 nq_store_and_if(nq_u32 w, nq_u32 m, nq_u32 u, int r, int s, nq_addr at, nq_u32 v) {
+// If r == s: word = v, and w &= m if also u != 0. Returns w. One predicated move and one
+// predicated LOP3 after the two tests (the compiler would rather build a mask with a select).
+__host__ __device__ inline nq_u32 nq_set_and_if(nq_u32 w, nq_u32 m, nq_u32 u, int r, int s, nq_u32& word, nq_u32 v) {
 #ifdef __CUDA_ARCH__
-    asm volatile("{ .reg .pred q, t; setp.eq.s32 t, %3, %4; @t st.shared.u32 [%5], %6;\n\t"
-                 "setp.ne.and.u32 q, %2, 0, t; @q and.b32 %0, %0, %1; }"
-                 : "+r"(w) : "r"(m), "r"(u), "r"(r), "r"(s), "r"(at), "r"(v) : "memory");
+    asm("{ .reg .pred q, t; setp.eq.s32 t, %4, %5; @t mov.b32 %1, %6;\n\t"
+        "setp.ne.and.u32 q, %3, 0, t; @q and.b32 %0, %0, %2; }"
+        : "+r"(w), "+r"(word) : "r"(m), "r"(u), "r"(r), "r"(s), "r"(v));
     return w;
 #else
     if (r == s) {
-        *at = v;
+        word = v;
         if (u != 0) w &= m;
     }
     return w;
@@ -256,7 +229,7 @@ enum NqStep {
     NQ_STEP_RESTORE = 16,   // ...which had none: restored the top saved row
     NQ_STEP_RULE = 32,      // ...in a row whose child has a static rule (the rare path)
     NQ_STEP_LEAF = 64,      // weighed the last row's queen (the rare path), then restored
-    NQ_STEP_STORE = 128,    // ...and stored a leaf word (row B1 or B2-1)
+    NQ_STEP_STORE = 128,    // ...and set a leaf word (row B1 or B2-1)
 };
 
 // On the device only "did something" matters: the flags fold to 1 there, saving the
@@ -301,7 +274,6 @@ struct NqSearch {
     nq_u32 mask;
     nq_u32 edges;      // the two edge columns
     nq_addr slots;     // saved state k at slots + k * NQ_SLOT_BYTES; slot 0: the sentinel
-    nq_addr words;     // the two leaf words (nq_thread_memory)
     nq_addr top;       // the next free slot
     // the current work item
     long long p;       // its prefix
@@ -311,13 +283,13 @@ struct NqSearch {
 #endif
     // Rows r' in lo..lo+span (up to 30) take the main path, whose only rule is case S's at
     // row B2: at r' == b2m1, if an edge column is unused the child may only take an edge
-    // column (and the row stores `down` before row B2). The other rows take the rare path:
+    // column (and the row keeps `down` before row B2). The other rows take the rare path:
     // the last row (31), the rows whose child is above B1, whose child may not use the
     // columns of `outside` (case C: column 1, case S: the edge columns), and in case S rows
-    // B1-1 and B1: at r' == b1r the row stores `down` after row B1. Row B2-1 is a rare row
-    // only where it is row B1 (even n, B1 = (n-2)/2): then one word holds `down` after row B1
-    // and before row B2 (before_b2 == after_b1), and b1_b2_edges is `outside` for the B2 rule
-    // (else 0: the rare path applies no B2 rule).
+    // B1-1 and B1: at r' == b1r the row keeps `down` after row B1. Row B2-1 is a rare row
+    // only where it is row B1 (even n, B1 = (n-2)/2): then after_b1 holds `down` before row
+    // B2 too (the leaf reads before_b2 | after_b1, and before_b2 stays 0), and b1_b2_edges is
+    // `outside` for the B2 rule (else 0: the rare path applies no B2 rule).
     int lo;
     nq_u32 span;
     int ruled;         // rows r' < ruled: the child is above B1 and has the static rule
@@ -330,10 +302,10 @@ struct NqSearch {
     nq_u32 b2_bit;         // case S: a last-row queen here is the bottom queen (n-1, B2)
     nq_u32 weights;        // the leaf weights 24/k from k = 1 + the edge queens at corner
                            // distance B1 known at the item's start, one byte each
-    nq_addr before_b2;     // down before row B2 (leaf word 0), if the main path applies B2's
-                           // rule; else a word that holds column 0 (0x7fffffff, in the sentinel)
-    nq_addr after_b1;      // down after row B1 (leaf word 1), if searched here (case S); else
-                           // 0 (the sentinel)
+    nq_u32 before_b2;      // down before row B2 (leaf word 0), if the main path applies B2's
+                           // rule (0 until then); else every column (0x7fffffff): neutral
+    nq_u32 after_b1;       // down after row B1 (leaf word 1), if searched here (case S); else 0
+                           // (a subset of before_b2 where both are set)
     // the current row
     nq_u32 cand;       // its untried candidates
     nq_u32 left;       // unmasked
@@ -346,9 +318,9 @@ struct NqSearch {
         // before row B2: with no edge column used, row B2 took one edge column and a row
         // below it the other, which the spec forbids (the main path does not check that);
         // with column 0 unused, row B2 took it: the left queen is (B2, 0)
-        const nq_u32 before = nq_load(before_b2);
+        const nq_u32 before = before_b2 | after_b1;
         // after row B1: column n-1 used means row B1 took it: the right queen is (B1, n-1)
-        const nq_u32 after = nq_load(after_b1);
+        const nq_u32 after = after_b1;
         // the edge queens at distance B1 found here (bottom, left, right) pick the weight
         // 24/k among those from the known k on; a rejected leaf reads byte 4: 0
         nq_u32 byte = (last == b2_bit) + (~before & 1u) + ((after >> (n - 1)) & 1u);
@@ -408,16 +380,14 @@ struct NqSearch {
         int k0 = 1;
         b2_bit = 0;
         last_forbid = 0;
-        before_b2 = slots + 2 * NQ_WORD;  // the sentinel's down
-        after_b1 = slots;                 // the sentinel's cand
+        before_b2 = 0x7fffffffu;
+        after_b1 = 0u;
         if (!corner) {
             const nq_u32 low = (1u << b1) - 1u;
             last_forbid = low | (low << (n - b1));  // the last row's rule
             b2_bit = 1u << b2;
             k0 += (int)((rule >> NQ_RULE_KNOWN_SHIFT) & 3u);  // edge queens in the prefix rows
-            if (b2m1 >= 0) before_b2 = words;
-            if (b1r >= 0) after_b1 = words + NQ_LEAF_WORD_BYTES;
-            if (b1_b2_edges != 0u) before_b2 = after_b1;
+            if (b2m1 >= 0) before_b2 = 0u;  // set at row B2-1 (or, where that is row B1, in after_b1)
         }
         left = rec[0];
         down = rec[1] | ~mask;
@@ -455,11 +425,12 @@ struct NqSearch {
     // predicated, and the child's state is always computed in place, so there is no select:
     // when the child has no free square (`cand` 0), the caller's restore overwrites it (with
     // the row just saved, if it had candidates left, else the one saved before it). At row
-    // `store_row` it stores the child's `down` at `store_at` (a leaf word) and applies the B2
-    // rule with the edge columns `b2_edges` (0: none): the main path passes row B2-1, the
-    // rare path row B1 (one predicated store and one predicated AND either way). Adds
-    // NQ_STEP_SAVE to `did` if it saved the row, NQ_STEP_STORE if it stored the leaf word.
-    __host__ __device__ void try_candidate(int row, nq_u32 forbid, int store_row, nq_addr store_at, nq_u32 b2_edges,
+    // `word_row` it sets the leaf word `word` to the child's `down` and applies the B2 rule
+    // with the edge columns `b2_edges` (0: none): the main path passes row B2-1 and
+    // before_b2, the rare path row B1 and after_b1 (one predicated move and one predicated
+    // AND either way). Adds NQ_STEP_SAVE to `did` if it saved the row, NQ_STEP_STORE if it
+    // set the leaf word.
+    __host__ __device__ void try_candidate(int row, nq_u32 forbid, int word_row, nq_u32& word, nq_u32 b2_edges,
                                            int& did) {
         const nq_u32 rest = cand & (cand - 1u);  // (the compiler tests it for the save in the same LOP3)
         const nq_u32 b = cand ^ rest;
@@ -475,8 +446,8 @@ struct NqSearch {
         // case S, the child is row B2: keep `down` for the leaf; if an edge column is unused,
         // the child must take an edge column (both unused: the leaf rejects what follows, see
         // leaf())
-        free = nq_store_and_if(free, b2_edges, b2_edges & ~down, row, store_row, store_at, down);
-        if (row == store_row) did |= NQ_STEP_STORE;
+        free = nq_set_and_if(free, b2_edges, b2_edges & ~down, row, word_row, word, down);
+        if (row == word_row) did |= NQ_STEP_STORE;
         cand = free;
     }
 
@@ -520,7 +491,6 @@ struct NqWorker {
         s.mask = (nq_u32)((1ull << set.n) - 1ull);
         s.edges = (1u << (set.n - 1)) | 1u;
         s.slots = memory.slots;
-        s.words = memory.words;
         // the sentinel: cand 0 on a row with popc(down) = 31, whose row takes the rare path
         // (lo, span) until the first item's load sets them, so the first iteration fetches
         s.top = s.slots;

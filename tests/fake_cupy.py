@@ -306,8 +306,7 @@ class FakeKernel:
         n, mark, split, count = int(args[0]), int(args[1]), int(args[2]), int(args[3])
         if not (0 <= split <= 2 and mark + split <= n - 1):
             raise LaunchError(f"{self.name}: split={split} does not fit n={n}, mark={mark}")
-        base = mark + split  # nq_thread_words in the kernel: 16-byte slots, then two leaf words
-        needed = block * 4 * (4 * (n - base) + 2)
+        needed = block * 4 * self.library.emulate_nqueens_thread_words(n, mark + split)  # nq_thread_words
         if shared_mem < needed:
             raise LaunchError(f"{self.name}: {shared_mem} bytes of shared memory, the stacks need {needed}")
         records, counter, output = args[4], args[5], args[6]

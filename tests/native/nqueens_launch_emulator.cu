@@ -49,6 +49,11 @@ void emulate(int grid, int block, int n, int mark, int split, long long count, c
 
 }  // namespace
 
+// Words of shared memory one thread's search needs (the launch's contract, from the kernel).
+extern "C" int emulate_nqueens_thread_words(int n, int base) {
+    return nq_thread_words(n, base);
+}
+
 extern "C" void emulate_nqueens_count(int grid, int block, int n, int mark, int split, long long count,
                                       const nq_u32* records, nq_u64* counter, nq_u64* block_sums) {
     emulate(grid, block, n, mark, split, count, records, counter, block_sums, 0);

@@ -77,14 +77,13 @@ _COUNT_NODES_FLAG = "-DNQ_COUNT_NODES"
 
 def stack_bytes_per_thread(n: int, mark: int, split: int = 0) -> int:
     """Shared memory one thread's search needs (``nq_thread_words`` in the kernel): a 16-byte
-    saved state per row base..n-2 plus the sentinel, and two words for the leaf's weight,
-    where base = mark + split.
+    saved state per row base..n-2 plus the sentinel, where base = mark + split.
 
     >>> stack_bytes_per_thread(20, 5, 2)
-    216
+    208
     """
     base = mark + split
-    return 4 * (4 * (n - base) + 2)
+    return 16 * (n - base)
 
 
 def kernel_options(count_nodes: bool = False) -> tuple[str, ...]:
