@@ -50,7 +50,7 @@ from gpuqueens.problems.nqueens.prefixes import enumerate_prefixes  # noqa: E402
 #: exactly: about 200 for an item (the warp-aggregated atomic, the divisions of the item index,
 #: the record, the split rows), about 100 for an empty one (a square that does not exist).
 KERNEL_COSTS = {"head": (5, 1), "main": (18, 12), "rare": (2, 1), "rule": (21, 15), "last": (2, 1),
-                "leaf": (21, 12), "fetch": (200, 100), "empty": (100, 50), "tail": (6, 1)}
+                "leaf": (19, 11), "fetch": (200, 100), "empty": (100, 50), "tail": (6, 1)}
 KERNEL_BLOCKS = ("head", "main", "rare", "rule", "last", "leaf", "fetch", "empty", "tail")
 # v5 before 2026-11-28 (0d2cfbd: a "go on" word beside `cand`, a register move per iteration;
 # the leaf words in shared memory, row B1's stored apart from the B2 rule): head 5/1, main

@@ -322,10 +322,11 @@ struct NqSearch {
         // after row B1: column n-1 used means row B1 took it: the right queen is (B1, n-1)
         const nq_u32 after = after_b1;
         // the edge queens at distance B1 found here (bottom, left, right) pick the weight
-        // 24/k among those from the known k on; a rejected leaf reads byte 4: 0
-        nq_u32 byte = (last == b2_bit) + (~before & 1u) + ((after >> (n - 1)) & 1u);
-        if ((last & last_forbid) != 0u || (before & edges) == 0u) byte = 4;
-        return nq_byte_or_zero(weights, byte);
+        // 24/k among those from the known k on (row B1 never takes column 0, which the top
+        // queen's diagonal attacks, so `after & edges` is column n-1); a rejected leaf weighs 0
+        const nq_u32 byte = (last == b2_bit) + (~before & 1u) + ((after & edges) != 0u);
+        const nq_u32 w = nq_byte_or_zero(weights, byte);
+        return (last & last_forbid) != 0u || (before & edges) == 0u ? 0u : w;
     }
 
     // Free squares of row `row` (not shifted) after the device's form of the rules (the
