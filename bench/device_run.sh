@@ -28,8 +28,9 @@
 # The default steps took 421 s on one H200 with n up to 21 (2026-11-27, docs/performance.md),
 # the sanitizer's shares cut: with the default budget the last ones may be cut.
 # Steps that run only when named: "big" (n = 22 and 23 against OEIS through the command line,
-# each with a checkpoint in the output folder, so that a stopped step resumes when run again;
-# n = 23 is projected at about a quarter of an hour on one H100), "matchsticks" (the matchstick
+# or the n of --big "N ...", each with a checkpoint in the output folder, so that a stopped
+# step resumes when run again; n = 22 took 93 s on one H200, n = 23 is projected at about a
+# quarter of an hour), "matchsticks" (the matchstick
 # distributions and puzzle tables on the GPU, bench/gpu_matchsticks.py and
 # bench/gpu_matchstick_table.py), "table8" (the 8x8 puzzle table's first round sampled:
 # its half sweeps and 4 of its 136 centre patterns, bench/gpu_matchstick_sample.py; the half
@@ -62,6 +63,7 @@ seed_nmax=20
 ygch_nmax=21
 budget=480
 steps="build smoke bench ygch seed ncu tests direct sanitize table"
+big_ns="22 23"
 out_dir=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -71,6 +73,7 @@ while [ $# -gt 0 ]; do
     --ygch-nmax) ygch_nmax=$2; shift ;;
     --budget) budget=$2; shift ;;
     --steps) steps=$2; shift ;;
+    --big) big_ns=$2; shift ;;
     --out) out_dir=$2; shift ;;
     -h|--help) sed -n '2,/^set /{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
     *) echo "device_run: unknown option $1 (bash bench/device_run.sh --help)" >&2; exit 2 ;;
@@ -80,6 +83,15 @@ done
 case "$budget" in
   ''|*[!0-9]*) echo "device_run: --budget takes whole seconds (0: no budget), not '$budget'" >&2; exit 2 ;;
 esac
+[ -n "${big_ns// /}" ] || { echo "device_run: --big takes board sizes (e.g. \"23\"), not an empty list" >&2; exit 2; }
+for n in $big_ns; do
+  case "$n" in
+    ''|*[!0-9]*) echo "device_run: --big takes board sizes (e.g. \"23\"), not '$big_ns'" >&2; exit 2 ;;
+  esac
+  if [ "$n" -lt 4 ] || [ "$n" -gt 27 ]; then
+    echo "device_run: --big takes n from 4 to 27 (the n whose counts OEIS has), not $n" >&2; exit 2
+  fi
+done
 known="build smoke bench ygch seed ncu tests direct sanitize big engines ncuitems matchsticks table8 workers table"
 for name in $steps; do
   case " $known " in
@@ -273,8 +285,8 @@ fi
 if timing_step big; then
   # Each count keeps a checkpoint in the output folder: a step that is stopped (Ctrl-C, the
   # budget) resumes where it stopped when it is run again with the same --out.
-  banner "n = 22 and 23 on the GPU against OEIS (checkpoints in $out)"
-  for n in 22 23; do
+  banner "n = $big_ns on the GPU against OEIS (checkpoints in $out)"
+  for n in $big_ns; do
     limited "$(share 0)" "$py" -m gpuqueens nqueens "$n" --backend gpu --checkpoint "$out/big_$n.ckpt" 2>&1 | tee "$out/big_$n.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || { status=1; echo "n=$n not finished: run the step again to resume"; break; }
     "$py" - "$n" "$out/big_$n.txt" <<'PY' 2>&1 | tee -a "$out/big.log"

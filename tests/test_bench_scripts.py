@@ -177,6 +177,14 @@ def test_device_run_refuses_a_budget_that_is_not_whole_seconds(budget):
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.parametrize("big, says", [("23x", "takes board sizes"), ("", "takes board sizes"),
+                                       ("22 28", "from 4 to 27"), ("3", "from 4 to 27")])
+def test_device_run_refuses_a_big_n_without_an_oeis_count(big, says):
+    done = run("bash", str(BENCH / "device_run.sh"), "--big", big, "--steps", "big")
+    assert done.returncode == 2 and says in done.stderr
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 def test_device_run_refuses_a_step_it_does_not_have():
     # a misspelt step would otherwise run nothing and say nothing
     done = run("bash", str(BENCH / "device_run.sh"), "--steps", "smoke bnech table")
