@@ -148,7 +148,7 @@ def count_once(n: int, mark: int, path: str) -> tuple[int, int, int | None]:
     start = time.perf_counter()
     prefixes = enumerate_prefixes(n, mark)
     enumerated = time.perf_counter()
-    weight = count_prefixes_gpu(prefixes, split=SPLIT)  # upload, kernel, read-back
+    weight = count_prefixes_gpu(prefixes, split=SPLIT, expand=EXPAND)  # upload, kernel, read-back
     counted = time.perf_counter()
     symmetric = count_symmetric_gpu(n)  # host prefixes, kernel, read-back
     PHASES.append({"prefixes_s": enumerated - start, "kernel_s": counted - enumerated,
@@ -162,6 +162,8 @@ PHASES: list[dict] = []
 #: (path direct) rows the device splits each prefix by into work items; None: the default
 #: (the prefixes expanded on the device by ``choose_split``'s rows)
 SPLIT: int | None = None
+#: (path direct) rows the device expands the prefixes by; None: ``choose_split``'s rows
+EXPAND: int | None = None
 
 
 def warm_seconds(n: int, mark: int, path: str, repeats: int, long_run_s: float):
@@ -217,7 +219,8 @@ def cold_seconds(n: int, mark: int, path: str) -> float:
         env = dict(os.environ, CUPY_CACHE_DIR=cache)
         child = subprocess.run(
             [sys.executable, __file__, "--cold-child", str(n), "--mark", str(mark), "--path", path,
-             *(["--split", str(SPLIT)] if SPLIT is not None else [])],
+             *(["--split", str(SPLIT)] if SPLIT is not None else []),
+             *(["--expand", str(EXPAND)] if EXPAND is not None else [])],
             env=env, capture_output=True, text=True, check=True,
         )
     return float(json.loads(child.stdout.strip().splitlines()[-1])["seconds"])
@@ -337,6 +340,11 @@ def main(argv: list[str] | None = None) -> int:
                              "direct (default: none; the prefixes are expanded on the device by "
                              "choose_split's rows instead); e.g. --split 2 against the default "
                              "compares the split's work items with the expanded records")
+    parser.add_argument("--expand", type=int, choices=(0, 1, 2, 3), default=None,
+                        help="rows the device expands the prefixes by before the search, for --path "
+                             "direct (default: choose_split's rows); e.g. --expand 3 starts the "
+                             "search a row deeper than the default from n = 15 on: a smaller stack "
+                             "per thread, more warps per SM")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold-process timing")
     parser.add_argument("--cold-max", type=int, default=18, help="largest n timed cold")
     parser.add_argument("--long-run-s", type=float, default=5.0,
@@ -351,10 +359,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="only time the host's share of the public call, device stubbed out (no GPU needed)")
     parser.add_argument("--cold-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    global SPLIT
-    SPLIT = args.split
-    if args.split is not None and args.path != "direct":
-        parser.error("--split goes with --path direct")
+    global SPLIT, EXPAND
+    SPLIT, EXPAND = args.split, args.expand
+    for name in ("split", "expand"):
+        if getattr(args, name) is not None and args.path != "direct":
+            parser.error(f"--{name} goes with --path direct")
+    if args.split is not None and args.expand is not None:
+        parser.error("--split and --expand are two ways to cut the work: give one")
     for name in ("nmin", "nmax"):
         if not 1 <= getattr(args, name) <= MAX_N:
             parser.error(f"--{name} {getattr(args, name)} is outside 1..{MAX_N} (the boards gpuqueens counts)")
@@ -374,6 +385,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     require_cupy("gpu_nqueens")
     split = "" if args.split is None else f", split={args.split}"
+    split += "" if args.expand is None else f", expand={args.expand}"
     print(f"# gpuqueens N-Queens on {device_line()}, path={args.path}{split}")
     print(HEADER, flush=True)
     start = time.perf_counter()

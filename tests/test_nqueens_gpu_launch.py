@@ -144,6 +144,25 @@ def test_expanded_count_in_small_batches(fake_gpu, monkeypatch, n, mark):
     assert gpu.count_prefixes_gpu(prefixes, block_size=32, split=2) == 3 * total(n)  # the split's path agrees
 
 
+def test_the_expanded_rows_can_be_chosen(fake_gpu):
+    # expand=: where the search starts (benchmarks); every choice gives the same weight, and
+    # the shared memory of a launch shrinks by 16 bytes a thread per row expanded
+    prefixes = enumerate_prefixes(11, 3)
+    for rows in range(gpu.MAX_EXPAND + 1):
+        assert gpu.count_prefixes_gpu(prefixes, expand=rows, block_size=32) == 3 * total(11), rows
+    shared = [launch[2] for launch in gpu._module(False).get_function("nqueens_count").launches]
+    assert shared[:4] == [32 * gpu.stack_bytes_per_thread(11, 3 + rows) for rows in range(4)]
+    for bad in (4, -1, 1.0):
+        with pytest.raises(ValueError, match="expand must be"):
+            gpu.count_prefixes_gpu(prefixes, expand=bad)
+    with pytest.raises(ValueError, match="expand must be"):
+        gpu.count_prefixes_gpu(enumerate_prefixes(6, 3), expand=3)  # past row n - 1
+    with pytest.raises(ValueError, match="without split"):
+        gpu.count_prefixes_gpu(prefixes, expand=1, split=1)
+    with pytest.raises(ValueError, match="per-prefix"):
+        gpu.count_prefixes_gpu(prefixes, expand=1, per_prefix=True)
+
+
 def test_the_public_call_expands_on_the_device(fake_gpu):
     # n = 15: the plan's prefixes at row 5, two rows expanded on the device, no empty items
     result = gpuqueens.nqueens(15, backend="gpu", workers=1)
@@ -381,6 +400,20 @@ def test_gpu_benchmark_script_takes_the_depth_of_work_items(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "split=2" in result.stdout
     assert [(r["n"], r["total"], r["unique"]) for r in json.loads(out.read_text())] == [(11, total(11), unique(11))]
+
+
+def test_gpu_benchmark_script_takes_the_expanded_rows(tmp_path):
+    # --expand 3: the search a row deeper than the default (run on a GPU)
+    out = tmp_path / "rows.json"
+    result = run_benchmark("--nmin", "11", "--nmax", "11", "--no-cold", "--repeats", "1", "--path", "direct",
+                           "--expand", "3", "--json", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "expand=3" in result.stdout
+    assert [(r["n"], r["total"], r["unique"]) for r in json.loads(out.read_text())] == [(11, total(11), unique(11))]
+    both = run_benchmark("--nmin", "11", "--nmax", "11", "--path", "direct", "--expand", "1", "--split", "1")
+    assert both.returncode == 2 and "give one" in both.stderr
+    api = run_benchmark("--nmin", "11", "--nmax", "11", "--expand", "1")
+    assert api.returncode == 2 and "--expand goes with --path direct" in api.stderr
 
 
 def test_host_side_timing_of_the_benchmark(capsys):

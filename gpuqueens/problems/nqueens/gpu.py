@@ -46,6 +46,8 @@ MIN_ROWS_BELOW = 8
 EXPANDED_BATCH = 1 << 26
 #: Threads per block of the expansion kernels (one prefix per thread, a grid-stride loop).
 EXPAND_BLOCK_SIZE = 256
+#: The most rows the device expands the prefixes by (NQ_MAX_EXPAND in the kernel).
+MAX_EXPAND = 3
 
 
 def items_per_prefix(n: int, mark: int, split: int) -> int:
@@ -188,19 +190,29 @@ def sum_prefixes_gpu(
     count_nodes: bool = False,
     block_size: int = DEFAULT_BLOCK_SIZE,
     split: int | None = None,
+    expand: int | None = None,
 ) -> tuple[int, ...]:
     """``(weight,)`` summed over all prefixes (3 × the solutions below them), plus the
     search's node count with ``count_nodes=True`` (an instrumented build, for benchmarks).
 
     By default the device expands the prefixes by :func:`choose_split`'s rows and searches
-    the records (no empty work items). ``split``: instead, rows the device cuts each prefix
-    by into work items (0, 1 or 2); node counts always take this path (the expanded rows'
-    nodes would be missing)."""
+    the records (no empty work items); ``expand`` (0 to 3 rows, mark + expand <= n - 1)
+    chooses the rows instead, for benchmarks of where the search should start. ``split``:
+    instead, rows the device cuts each prefix by into work items (0, 1 or 2); node counts
+    always take this path (the expanded rows' nodes would be missing)."""
     _check_prefixes(prefixes)
     block_size = _check_block_size(block_size)
-    expand = 0
-    if split is None and not count_nodes:
-        expand, split = choose_split(prefixes.n, prefixes.mark, len(prefixes)), 0
+    if expand is not None:
+        if split is not None or count_nodes:
+            raise ValueError("expand goes without split and count_nodes")
+        if not (isinstance(expand, int) and 0 <= expand <= MAX_EXPAND and prefixes.mark + expand <= prefixes.n - 1):
+            raise ValueError(f"expand must be 0 to {MAX_EXPAND} rows with mark + expand <= n - 1, got {expand!r}")
+    elif split is None and not count_nodes:
+        expand = choose_split(prefixes.n, prefixes.mark, len(prefixes))
+    if expand is not None:
+        split = 0
+    else:
+        expand = 0
     split = _check_split(prefixes, split)
     words = 2 if count_nodes else 1
     if len(prefixes) == 0:
@@ -283,20 +295,22 @@ def _weigh_each_gpu(prefixes: Prefixes, block_size: int, split: int) -> np.ndarr
 
 
 def count_prefixes_gpu(prefixes: Prefixes, *, per_prefix: bool = False, block_size: int = DEFAULT_BLOCK_SIZE,
-                       split: int | None = None):
+                       split: int | None = None, expand: int | None = None):
     """The weight of the prefixes on the current CUDA device (3 × the solutions below them).
 
     Returns the summed weight as a Python int, or with ``per_prefix=True`` an int64 array
     with each prefix's weight, exactly as
-    :func:`~gpuqueens.problems.nqueens.cpu.count_prefixes_cpu` does. ``split``: as in
-    :func:`sum_prefixes_gpu` (by default the sum expands the prefixes on the device, and
-    the per-prefix weights split them by :func:`choose_split`'s rows).
+    :func:`~gpuqueens.problems.nqueens.cpu.count_prefixes_cpu` does. ``split`` and
+    ``expand``: as in :func:`sum_prefixes_gpu` (by default the sum expands the prefixes on
+    the device, and the per-prefix weights split them by :func:`choose_split`'s rows).
     """
     _check_prefixes(prefixes)
     block_size = _check_block_size(block_size)
     if per_prefix:
+        if expand is not None:
+            raise ValueError("per-prefix weights take split, not expand")
         return _weigh_each_gpu(prefixes, block_size, _check_split(prefixes, split))
-    return sum_prefixes_gpu(prefixes, block_size=block_size, split=split)[0]
+    return sum_prefixes_gpu(prefixes, block_size=block_size, split=split, expand=expand)[0]
 
 
 def _check_symmetric(prefixes: SymmetricPrefixes) -> None:
