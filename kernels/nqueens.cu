@@ -440,9 +440,12 @@ struct NqSearch {
 #ifdef NQ_COUNT_NODES
         nodes += 1;
 #endif
-        left = (left | b) << 1;
-        down |= b;
-        right = (right | b) >> 1;
+        // b is a free square: in none of the three masks, so adding it is OR-ing it (no carry).
+        // The adds run on the FMA pipe (IMAD) beside the ALU's LOP3s, and `down += b` lets
+        // ptxas update `down` in place (with `|=` it paid a register move each iteration).
+        left = (left + b) << 1;
+        down += b;
+        right = (right + b) >> 1;
         nq_u32 free = nq_nor3(left | forbid, down, right);
         // case S, the child is row B2: keep `down` for the leaf; if an edge column is unused,
         // the child must take an edge column (both unused: the leaf rejects what follows, see
