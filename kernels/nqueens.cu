@@ -434,7 +434,7 @@ struct NqSearch {
     __host__ __device__ void try_candidate(int row, nq_u32 forbid, int word_row, nq_u32& word, nq_u32 b2_edges,
                                            int& did) {
         const nq_u32 rest = cand & (cand - 1u);  // (the compiler tests it for the save in the same LOP3)
-        const nq_u32 b = cand ^ rest;
+        const nq_u32 b = cand - rest;            // an IMAD on the FMA pipe (cand ^ rest: a LOP3)
         nq_push_if_nonzero(rest, top, rest, left, down, right);
         if (rest) did |= NQ_STEP_SAVE;
 #ifdef NQ_COUNT_NODES
