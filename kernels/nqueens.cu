@@ -521,7 +521,7 @@ struct NqWorker {
     // The restore tests `cand` itself on every path (a try leaves the child's free squares
     // there, a leaf clears it, a fetch leaves row base's, never 0): with a separate "go on"
     // word, which differs from `cand` on the leaf and fetch paths, the main path paid a
-    // register move every iteration (29 SASS instructions instead of 30).
+    // register move every iteration.
     __host__ __device__ int advance() {
         const int row = nq_popc(s.down);  // shifted: 31 on the last row
         int did;
