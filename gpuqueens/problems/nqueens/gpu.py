@@ -184,6 +184,20 @@ def _check_split(prefixes: Prefixes, split: int | None) -> int:
     return split
 
 
+def _work_cut(prefixes: Prefixes, split: int | None, expand: int | None, count_nodes: bool) -> tuple[int, int]:
+    """(rows expanded on the device, split rows) of a count: by default the expansion by
+    :func:`choose_split`'s rows and no split; ``split`` (and node counts) no expansion."""
+    if expand is None:
+        if split is not None or count_nodes:
+            return 0, _check_split(prefixes, split)
+        return choose_split(prefixes.n, prefixes.mark, len(prefixes)), 0
+    if split is not None or count_nodes:
+        raise ValueError("expand goes without split and count_nodes")
+    if not (isinstance(expand, int) and 0 <= expand <= MAX_EXPAND and prefixes.mark + expand <= prefixes.n - 1):
+        raise ValueError(f"expand must be 0 to {MAX_EXPAND} rows with mark + expand <= n - 1, got {expand!r}")
+    return expand, 0
+
+
 def sum_prefixes_gpu(
     prefixes: Prefixes,
     *,
@@ -202,18 +216,7 @@ def sum_prefixes_gpu(
     always take this path (the expanded rows' nodes would be missing)."""
     _check_prefixes(prefixes)
     block_size = _check_block_size(block_size)
-    if expand is not None:
-        if split is not None or count_nodes:
-            raise ValueError("expand goes without split and count_nodes")
-        if not (isinstance(expand, int) and 0 <= expand <= MAX_EXPAND and prefixes.mark + expand <= prefixes.n - 1):
-            raise ValueError(f"expand must be 0 to {MAX_EXPAND} rows with mark + expand <= n - 1, got {expand!r}")
-    elif split is None and not count_nodes:
-        expand = choose_split(prefixes.n, prefixes.mark, len(prefixes))
-    if expand is not None:
-        split = 0
-    else:
-        expand = 0
-    split = _check_split(prefixes, split)
+    expand, split = _work_cut(prefixes, split, expand, count_nodes)
     words = 2 if count_nodes else 1
     if len(prefixes) == 0:
         return (0,) * words
