@@ -229,7 +229,6 @@ enum NqStep {
     NQ_STEP_RESTORE = 16,   // ...which had none: restored the top saved row
     NQ_STEP_RULE = 32,      // ...in a row whose child has a static rule (the rare path)
     NQ_STEP_LEAF = 64,      // weighed the last row's queen (the rare path), then restored
-    NQ_STEP_STORE = 128,    // ...and set a leaf word (row B1 or B2-1)
 };
 
 // On the device only "did something" matters: the flags fold to 1 there, saving the
@@ -429,8 +428,7 @@ struct NqSearch {
     // `word_row` it sets the leaf word `word` to the child's `down` and applies the B2 rule
     // with the edge columns `b2_edges` (0: none): the main path passes row B2-1 and
     // before_b2, the rare path row B1 and after_b1 (one predicated move and one predicated
-    // AND either way). Adds NQ_STEP_SAVE to `did` if it saved the row, NQ_STEP_STORE if it
-    // set the leaf word.
+    // AND either way). Adds NQ_STEP_SAVE to `did` if it saved the row.
     __host__ __device__ void try_candidate(int row, nq_u32 forbid, int word_row, nq_u32& word, nq_u32 b2_edges,
                                            int& did) {
         const nq_u32 rest = cand & (cand - 1u);  // (the compiler tests it for the save in the same LOP3)
@@ -451,7 +449,6 @@ struct NqSearch {
         // the child must take an edge column (both unused: the leaf rejects what follows, see
         // leaf())
         free = nq_set_and_if(free, b2_edges, b2_edges & ~down, row, word_row, word, down);
-        if (row == word_row) did |= NQ_STEP_STORE;
         cand = free;
     }
 
