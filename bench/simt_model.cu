@@ -135,13 +135,16 @@ int run_kernel(int argc, char** argv) {
                 if (did & NQ_STEP_TRY) {
                     ++tot.nodes;
                     const bool rule = did & NQ_STEP_RULE;
-                    if (rule) took[RARE] |= bit;
+                    if (rule) {  // the rare path tests for the last row first
+                        took[RARE] |= bit;
+                        took[LAST] |= bit;
+                    }
                     took[rule ? RULE : MAIN] |= bit;
                     if (did & NQ_STEP_SAVE) (rule ? save_rule : save_main) |= bit;
                     if (did & NQ_STEP_RESTORE) restore |= bit;
                 } else {
                     took[RARE] |= bit;
-                    took[LAST] |= bit;
+                    if (!(did & NQ_STEP_LEAF)) took[LAST] |= bit;
                     took[did & NQ_STEP_LEAF ? LEAF : FETCH] |= bit;
                     if (did & NQ_STEP_LEAF) restore |= bit;
                 }

@@ -44,14 +44,16 @@ from gpuqueens.problems.nqueens.prefixes import enumerate_prefixes  # noqa: E402
 #: SASS of nqueens_count (sm_90, nvcc 13.0 -O3, cuobjdump -sass), engine v5, counted
 #: 2026-11-28: the main iteration with ``--sass``, the rare blocks by hand from the full listing:
 #: (instructions, of which on the ALU pipe) per block of NqWorker::advance(). A main iteration
-#: is head + main + tail = 28 (10 ALU); a row up to B1 (its child has a static rule, or it is
-#: row B1-1 or B1) takes rare + rule instead of main; a leaf rare + last + leaf; the end of an
-#: item rare + last + fetch. Fetch and empty are estimates read off the SASS, not counted
+#: is head + main + tail = 28 (10 ALU); a leaf takes rare + leaf instead of main (the rare path
+#: tests for the last row first); a row up to B1 (its child has a static rule, or it is row
+#: B1-1 or B1) rare + last + rule; the end of an item rare + last + fetch. Fetch and empty are estimates read off the SASS, not counted
 #: exactly: about 200 for an item (the warp-aggregated atomic, the divisions of the item index,
 #: the record, the split rows), about 100 for an empty one (a square that does not exist).
-KERNEL_COSTS = {"head": (5, 1), "main": (17, 8), "rare": (2, 1), "rule": (20, 11), "last": (2, 1),
-                "leaf": (19, 11), "fetch": (200, 100), "empty": (100, 50), "tail": (6, 1)}
+KERNEL_COSTS = {"head": (5, 1), "main": (17, 8), "rare": (2, 1), "rule": (25, 16), "last": (2, 1),
+                "leaf": (14, 10), "fetch": (200, 100), "empty": (100, 50), "tail": (6, 1)}
 KERNEL_BLOCKS = ("head", "main", "rare", "rule", "last", "leaf", "fetch", "empty", "tail")
+# v5 of 4097d6e (the leaf read two words and picked the weight with shifts; it was tested
+# after the rule rows): rule 20/11, leaf 19/11, a leaf rare + last + leaf.
 # v5 before 2026-11-28 (0d2cfbd: a "go on" word beside `cand`, a register move per iteration;
 # the leaf words in shared memory, row B1's stored apart from the B2 rule): head 5/1, main
 # 19/11, rule 24/15, leaf 23/11.

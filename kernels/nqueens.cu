@@ -28,18 +28,18 @@
 //   * Rules where they apply. The spec's rules (docs/nqueens-method.md) touch rows above B1
 //     (case C: no column 1; case S: no edge column), row B2 (case S) and the last row. Rows
 //     whose child is above B1 take a rare path with the static rule, and in case S so do
-//     rows B1-1 and B1 (row B1 keeps `down` after it for the leaf); the main path applies
+//     rows B1-1 and B1 (row B1 picks the leaf weights by its queen); the main path applies
 //     only case S's rule at row B2, in the form "if an edge column is unused, take an edge
 //     column" (one predicated AND); with both edge columns unused there, row B2 takes one
 //     and the leaves below are rejected (the spec kills the branch at B2: 2% more nodes).
 //   * The last row is descended into (it has at most one candidate); its queen is weighed on
-//     the rare path: 24/k, k = 1 + the edge queens at corner distance B1 other than the top
-//     one (the left queen at (B2, 0), the right one at (B1, n-1), the bottom one at
-//     (n-1, B2)); case C with neutral data, so k = 1 and the weight 24. For rows B1 and B2
-//     the leaf reads `down` as it was after row B1 and before row B2: two registers per
-//     thread (the "leaf words"), set by row B1 on the rare path and by row B2-1 with the B2
-//     rule (one predicated move each; in shared memory they cost a wavefront per store and
-//     two per leaf, 15% of the shared traffic, which binds from n = 20 on).
+//     the rare path, which tests for it first (a quarter of a warp's steps have a leaf):
+//     24/k, k = 1 + the edge queens at corner distance B1 other than the top one (the left
+//     queen at (B2, 0), the right one at (B1, n-1), the bottom one at (n-1, B2)); case C
+//     with neutral data, so k = 1 and the weight 24. Row B1 (rare path) picks the weights
+//     from its k on (two selects); for row B2 the leaf reads `down` as it was before row B2,
+//     a register (the "leaf word") set by row B2-1 with the B2 rule (one predicated move),
+//     and picks the weight with one byte permute (14 instructions a leaf).
 //   * All paths (main, rule rows, leaf, end of item and fetch) meet before the restore, so
 //     the lanes of a warp reconverge once per iteration; a lane that fetches its next item
 //     does not wait for the other lanes' items.
@@ -75,12 +75,13 @@ typedef unsigned long long nq_u64;
 // Leaf weights 24/k for k = 1..4, one byte each.
 #define NQ_LEAF_WEIGHTS ((24u) | (12u << 8) | (8u << 16) | (6u << 24))
 
-// Byte `k` of `table`, 0 from k = 4 on (a funnel shift clamps its amount at 32 bits).
-__host__ __device__ inline nq_u32 nq_byte_or_zero(nq_u32 table, nq_u32 k) {
+// Byte `k` (0..3) of `table`: one PRMT on the device (its selector's other nibbles pick the
+// zero word's bytes, so the rest of the result is 0).
+__host__ __device__ inline nq_u32 nq_byte(nq_u32 table, nq_u32 k) {
 #ifdef __CUDA_ARCH__
-    return __funnelshift_rc(table, 0u, 8u * k) & 0xffu;
+    return __byte_perm(table, 0u, k + 0x4440u);
 #else
-    return k < 4 ? (table >> (8 * k)) & 0xffu : 0u;
+    return (table >> (8 * k)) & 0xffu;
 #endif
 }
 
@@ -285,26 +286,24 @@ struct NqSearch {
     // column (and the row keeps `down` before row B2). The other rows take the rare path:
     // the last row (31), the rows whose child is above B1, whose child may not use the
     // columns of `outside` (case C: column 1, case S: the edge columns), and in case S rows
-    // B1-1 and B1: at r' == b1r the row keeps `down` after row B1. Row B2-1 is a rare row
-    // only where it is row B1 (even n, B1 = (n-2)/2): then after_b1 holds `down` before row
-    // B2 too (the leaf reads before_b2 | after_b1, and before_b2 stays 0), and b1_b2_edges is
-    // `outside` for the B2 rule (else 0: the rare path applies no B2 rule).
+    // B1-1 and B1 (the main rows are one range): at r' == b1r the row picks the leaf weights
+    // by its queen. Row B2-1 is a rare row only where it is row B1 (even n, B1 = (n-2)/2);
+    // the rare path applies the B2 rule at b2m1 as the main path does.
     int lo;
     nq_u32 span;
     int ruled;         // rows r' < ruled: the child is above B1 and has the static rule
     int b2m1;
     int b1r;
     nq_u32 outside;
-    nq_u32 b1_b2_edges;
     // Leaf data (leaf()): case C and case S through the same code, with neutral values
     nq_u32 last_forbid;    // a last-row queen here weighs 0 (case S's last-row rule; ~0: all)
     nq_u32 b2_bit;         // case S: a last-row queen here is the bottom queen (n-1, B2)
     nq_u32 weights;        // the leaf weights 24/k from k = 1 + the edge queens at corner
                            // distance B1 known at the item's start, one byte each
-    nq_u32 before_b2;      // down before row B2 (leaf word 0), if the main path applies B2's
-                           // rule (0 until then); else every column (0x7fffffff): neutral
-    nq_u32 after_b1;       // down after row B1 (leaf word 1), if searched here (case S); else 0
-                           // (a subset of before_b2 where both are set)
+    nq_u32 leaf_weights;   // the same from row B1's queen on: one byte further if it is the
+                           // right queen (B1, n-1) (set at row B1 when searched here)
+    nq_u32 before_b2;      // down before row B2 (the leaf word), if searched here (case S; 0
+                           // until then); else every column (0x7fffffff): neutral
     // the current row
     nq_u32 cand;       // its untried candidates
     nq_u32 left;       // unmasked
@@ -316,16 +315,20 @@ struct NqSearch {
     __host__ __device__ nq_u32 leaf(nq_u32 last) const {
         // before row B2: with no edge column used, row B2 took one edge column and a row
         // below it the other, which the spec forbids (the main path does not check that);
-        // with column 0 unused, row B2 took it: the left queen is (B2, 0)
-        const nq_u32 before = before_b2 | after_b1;
-        // after row B1: column n-1 used means row B1 took it: the right queen is (B1, n-1)
-        const nq_u32 after = after_b1;
-        // the edge queens at distance B1 found here (bottom, left, right) pick the weight
-        // 24/k among those from the known k on (row B1 never takes column 0, which the top
-        // queen's diagonal attacks, so `after & edges` is column n-1); a rejected leaf weighs 0
-        const nq_u32 byte = (last == b2_bit) + (~before & 1u) + ((after & edges) != 0u);
-        const nq_u32 w = nq_byte_or_zero(weights, byte);
-        return (last & last_forbid) != 0u || (before & edges) == 0u ? 0u : w;
+        // with column 0 unused, row B2 took it: the left queen is (B2, 0). The bottom queen
+        // and the left one pick the weight among those from row B1's k on (at most 2 more)
+        const nq_u32 byte = (last == b2_bit) + (~before_b2 & 1u);
+        const nq_u32 w = nq_byte(leaf_weights, byte);
+        return (last & last_forbid) != 0u || (before_b2 & edges) == 0u ? 0u : w;
+    }
+
+    // After a try in (shifted) row `row` on the rare path: if it is row B1 (its queen is in
+    // `down`), the leaf weights from its k on. Row B1 never takes column 0 (the top queen's
+    // diagonal attacks it) and the rows above it no edge column, so column n-1 used means
+    // the right queen is (B1, n-1). Two selects, no branch.
+    __host__ __device__ void weigh_row_b1(int row) {
+        const nq_u32 from_b1 = (down & (edges ^ 1u)) != 0u ? weights >> 8 : weights;
+        leaf_weights = row == b1r ? from_b1 : leaf_weights;
     }
 
     // Free squares of row `row` (not shifted) after the device's form of the rules (the
@@ -375,19 +378,17 @@ struct NqSearch {
         b2m1 = !corner && b2 - 1 >= base ? b2 - 1 + shift : -1;
         b1r = !corner && b1 >= base ? b1 + shift : -1;
         outside = corner ? (b1 == 0 ? 0u : 2u) : edges;  // case C, b1 = 0: the plain search, no rule
-        b1_b2_edges = b1r >= 0 && b1r == b2m1 ? outside : 0u;
         // neutral leaf data (case C: every leaf weighs 24), then case S's
         int k0 = 1;
         b2_bit = 0;
         last_forbid = 0;
         before_b2 = 0x7fffffffu;
-        after_b1 = 0u;
         if (!corner) {
             const nq_u32 low = (1u << b1) - 1u;
             last_forbid = low | (low << (n - b1));  // the last row's rule
             b2_bit = 1u << b2;
             k0 += (int)((rule >> NQ_RULE_KNOWN_SHIFT) & 3u);  // edge queens in the prefix rows
-            if (b2m1 >= 0) before_b2 = 0u;  // set at row B2-1 (or, where that is row B1, in after_b1)
+            if (b2m1 >= 0) before_b2 = 0u;  // set at row B2-1
         }
         left = rec[0];
         down = rec[1] | ~mask;
@@ -417,6 +418,7 @@ struct NqSearch {
             right = (right | bit) >> 1;
         }
         weights = NQ_LEAF_WEIGHTS >> (8 * k0 - 8);
+        leaf_weights = weights;
         return cand != 0;
     }
 
@@ -425,12 +427,9 @@ struct NqSearch {
     // predicated, and the child's state is always computed in place, so there is no select:
     // when the child has no free square (`cand` 0), the caller's restore overwrites it (with
     // the row just saved, if it had candidates left, else the one saved before it). At row
-    // `word_row` it sets the leaf word `word` to the child's `down` and applies the B2 rule
-    // with the edge columns `b2_edges` (0: none): the main path passes row B2-1 and
-    // before_b2, the rare path row B1 and after_b1 (one predicated move and one predicated
-    // AND either way). Adds NQ_STEP_SAVE to `did` if it saved the row.
-    __host__ __device__ void try_candidate(int row, nq_u32 forbid, int word_row, nq_u32& word, nq_u32 b2_edges,
-                                           int& did) {
+    // B2-1 it sets the leaf word to the child's `down` and applies the B2 rule (one
+    // predicated move and one predicated AND). Adds NQ_STEP_SAVE to `did` if it saved the row.
+    __host__ __device__ void try_candidate(int row, nq_u32 forbid, int& did) {
         const nq_u32 rest = cand & (cand - 1u);  // (the compiler tests it for the save in the same LOP3)
         const nq_u32 b = cand - rest;            // an IMAD on the FMA pipe (cand ^ rest: a LOP3)
         nq_push_if_nonzero(rest, top, rest, left, down, right);
@@ -448,7 +447,7 @@ struct NqSearch {
         // case S, the child is row B2: keep `down` for the leaf; if an edge column is unused,
         // the child must take an edge column (both unused: the leaf rejects what follows, see
         // leaf())
-        free = nq_set_and_if(free, b2_edges, b2_edges & ~down, row, word_row, word, down);
+        free = nq_set_and_if(free, outside, outside & ~down, row, b2m1, before_b2, down);
         cand = free;
     }
 
@@ -492,12 +491,13 @@ struct NqWorker {
         s.mask = (nq_u32)((1ull << set.n) - 1ull);
         s.edges = (1u << (set.n - 1)) | 1u;
         s.slots = memory.slots;
-        // the sentinel: cand 0 on a row with popc(down) = 31, whose row takes the rare path
-        // (lo, span) until the first item's load sets them, so the first iteration fetches
+        // the sentinel: cand 0 on "row" popc(down) = 32, past the last row, which takes the
+        // rare path (lo, span) until the first item's load sets them, so the first iteration
+        // fetches
         s.top = s.slots;
-        nq_push_if_nonzero(1u, s.top, 0u, 0u, 0x7fffffffu, 0u);
+        nq_push_if_nonzero(1u, s.top, 0u, 0u, 0xffffffffu, 0u);
         s.cand = 0;
-        s.down = 0x7fffffffu;
+        s.down = 0xffffffffu;
         s.lo = 0;
         s.span = 30;
         s.b2m1 = -1;
@@ -520,23 +520,25 @@ struct NqWorker {
     // word, which differs from `cand` on the leaf and fetch paths, the main path paid a
     // register move every iteration.
     __host__ __device__ int advance() {
-        const int row = nq_popc(s.down);  // shifted: 31 on the last row
+        const int row = nq_popc(s.down);  // shifted: 31 on the last row, 32 the sentinel's
         int did;
         if ((nq_u32)(row - s.lo) > s.span) {   // the rare path
-            if (row < 31) {                    // the child has a static rule, or the row is B1-1 or B1
-                did = NQ_STEP_TRY | NQ_STEP_RULE;
-                s.try_candidate(row, row < s.ruled ? s.outside : 0u, s.b1r, s.after_b1, s.b1_b2_edges, did);
-            } else if (s.cand != 0) {          // the last row's queen
-                s.weigh_leaf();
+            if (row == 31) {                   // the last row's queen (a try that leaves the last
+                                               // row without one restores at once), tested first:
+                s.weigh_leaf();                // a quarter of the warp's steps have a leaf
                 s.cand = 0u;
                 did = NQ_STEP_LEAF;
+            } else if (row < 31) {             // the child has a static rule, or the row is B1-1 or B1
+                did = NQ_STEP_TRY | NQ_STEP_RULE;
+                s.try_candidate(row, row < s.ruled ? s.outside : 0u, did);
+                s.weigh_row_b1(row);
             } else {                           // the sentinel: the item is done
                 did = next_item();
                 if (did == NQ_STEP_DONE) return NQ_STEP_DONE;
             }
         } else {                               // the main path
             did = NQ_STEP_TRY;
-            s.try_candidate(row, 0u, s.b2m1, s.before_b2, s.outside, did);
+            s.try_candidate(row, 0u, did);
         }
         if (did & NQ_STEP_TRY) did |= s.cand ? NQ_STEP_PUSH : NQ_STEP_RESTORE;
         nq_pop_if_zero(s.cand, s.top, s.cand, s.left, s.down, s.right);
