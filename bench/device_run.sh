@@ -36,8 +36,8 @@
 # its half sweeps and 4 of its 136 centre patterns, bench/gpu_matchstick_sample.py; the half
 # sweeps are projected at 55-70 GB), "workers" (bench/device_workers.py)
 # and "engines" (this tree's kernels, this tree with the split's work items instead of the
-# device's expansion (--split 2), this tree with the search from row 8 (--expand 3), and
-# each peers/engine-*/ from bench/prepare_peers.sh
+# device's expansion (--split 2), this tree with the search from row 8 (--expand 3), this
+# tree in the widest blocks (--block-size widest), and each peers/engine-*/ from bench/prepare_peers.sh
 # --engine COMMIT, n = 18..nmax, each tree's own bench/gpu_nqueens.py --path direct, in turn,
 # twice), "ncuitems" (Nsight Compute on nqueens_count at n = 19, the kernels alone, with the
 # device's expansion and with the split's work items: why the work items weigh so much).
@@ -310,19 +310,21 @@ PY
 fi
 
 if timing_step engines; then
-  banner "engines: this tree's kernels, with the split's work items, from row 8, and peers/engine-*/, n=18..$nmax (kernel seconds, best of 2 turns)"
+  banner "engines: this tree's kernels, with the split's work items, from row 8, in the widest blocks, and peers/engine-*/, n=18..$nmax (kernel seconds, best of 2 turns)"
   trees=$(ls -d peers/engine-*/ 2>/dev/null | sed 's:/$::')
   : > "$out/engines.txt"
   [ -n "$trees" ] || echo "no peers/engine-* (bash bench/prepare_peers.sh --engine COMMIT): this tree alone" \
     | tee "$out/engines.txt"
   for turn in 1 2; do  # in turn, so that every tree sees the device in the same state
     # split2: this tree with the split's work items (--split 2); expand3: this tree with the
-    # search from row 8 (--expand 3: a smaller stack, more warps per SM)
-    for tree in . split2 expand3 $trees; do
+    # search from row 8 (--expand 3: a smaller stack, more warps per SM); widest: this tree
+    # with the block size at which an SM holds the most search threads (--block-size widest)
+    for tree in . split2 expand3 widest $trees; do
       name=$([ "$tree" = . ] && echo current || basename "$tree")
       options=()
       if [ "$tree" = split2 ]; then tree=.; options=(--split 2); fi
       if [ "$tree" = expand3 ]; then tree=.; options=(--expand 3); fi
+      if [ "$tree" = widest ]; then tree=.; options=(--block-size widest); fi
       limited "$(share 0)" "$py" "$tree/bench/gpu_nqueens.py" --path direct --nmin 18 --nmax "$nmax" --no-cold \
         --plain-nodes-max 0 "${options[@]}" --json "$out/engines-$name-$turn.json" >> "$out/engines.txt" 2>&1 \
         || status=1

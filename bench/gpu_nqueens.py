@@ -66,6 +66,7 @@ for folder in (ROOT, ROOT / "tests"):  # run from a checkout without installing;
 
 from bench.gpu_required import require_cupy  # noqa: E402
 from gpuqueens import MAX_N  # noqa: E402
+from gpuqueens.problems.nqueens.gpu import DEFAULT_BLOCK_SIZE, WIDEST  # noqa: E402
 from gpuqueens.problems.nqueens.prefixes import Prefixes, default_mark, enumerate_prefixes  # noqa: E402
 
 from oeis import A000170, A002562  # noqa: E402  (the published sequences the tests use)
@@ -148,7 +149,7 @@ def count_once(n: int, mark: int, path: str) -> tuple[int, int, int | None]:
     start = time.perf_counter()
     prefixes = enumerate_prefixes(n, mark)
     enumerated = time.perf_counter()
-    weight = count_prefixes_gpu(prefixes, split=SPLIT, expand=EXPAND)  # upload, kernel, read-back
+    weight = count_prefixes_gpu(prefixes, split=SPLIT, expand=EXPAND, block_size=BLOCK_SIZE)  # upload, kernel, read-back
     counted = time.perf_counter()
     symmetric = count_symmetric_gpu(n)  # host prefixes, kernel, read-back
     PHASES.append({"prefixes_s": enumerated - start, "kernel_s": counted - enumerated,
@@ -164,6 +165,8 @@ PHASES: list[dict] = []
 SPLIT: int | None = None
 #: (path direct) rows the device expands the prefixes by; None: ``choose_split``'s rows
 EXPAND: int | None = None
+#: (path direct) threads per block of the search, or "widest" (gpu.widest_block_size)
+BLOCK_SIZE: int | str = DEFAULT_BLOCK_SIZE
 
 
 def warm_seconds(n: int, mark: int, path: str, repeats: int, long_run_s: float):
@@ -220,7 +223,8 @@ def cold_seconds(n: int, mark: int, path: str) -> float:
         child = subprocess.run(
             [sys.executable, __file__, "--cold-child", str(n), "--mark", str(mark), "--path", path,
              *(["--split", str(SPLIT)] if SPLIT is not None else []),
-             *(["--expand", str(EXPAND)] if EXPAND is not None else [])],
+             *(["--expand", str(EXPAND)] if EXPAND is not None else []),
+             "--block-size", str(BLOCK_SIZE)],
             env=env, capture_output=True, text=True, check=True,
         )
     return float(json.loads(child.stdout.strip().splitlines()[-1])["seconds"])
@@ -279,6 +283,23 @@ def host_side_seconds(n: int, repeats: int = 5) -> float:
 
 def _fmt_rate(value: float | None) -> str:
     return "-" if value is None else f"{value:.3e}"
+
+
+def block_size_arg(text: str) -> int | str:
+    """--block-size: a multiple of 32 from 32 to 1024, or "widest".
+
+    >>> block_size_arg("256"), block_size_arg("widest")
+    (256, 'widest')
+    """
+    if text == WIDEST:
+        return WIDEST
+    try:
+        size = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is neither a number of threads nor {WIDEST!r}") from None
+    if not (32 <= size <= 1024 and size % 32 == 0):
+        raise argparse.ArgumentTypeError(f"{size} threads: a block takes a multiple of 32 from 32 to 1024")
+    return size
 
 
 def mark_for(n: int, args) -> int:
@@ -345,6 +366,11 @@ def main(argv: list[str] | None = None) -> int:
                              "direct (default: choose_split's rows); e.g. --expand 3 starts the "
                              "search a row deeper than the default from n = 15 on: a smaller stack "
                              "per thread, more warps per SM")
+    parser.add_argument("--block-size", type=block_size_arg, default=DEFAULT_BLOCK_SIZE,
+                        help=f"threads per block of the search, for --path direct (default "
+                             f"{DEFAULT_BLOCK_SIZE}), or 'widest': the size at which the device holds "
+                             f"the most search threads at once (e.g. 512 at n = 21: 1024 threads an "
+                             f"H100 SM instead of 896)")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold-process timing")
     parser.add_argument("--cold-max", type=int, default=18, help="largest n timed cold")
     parser.add_argument("--long-run-s", type=float, default=5.0,
@@ -359,11 +385,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="only time the host's share of the public call, device stubbed out (no GPU needed)")
     parser.add_argument("--cold-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    global SPLIT, EXPAND
-    SPLIT, EXPAND = args.split, args.expand
+    global SPLIT, EXPAND, BLOCK_SIZE
+    SPLIT, EXPAND, BLOCK_SIZE = args.split, args.expand, args.block_size
     for name in ("split", "expand"):
         if getattr(args, name) is not None and args.path != "direct":
             parser.error(f"--{name} goes with --path direct")
+    if args.block_size != DEFAULT_BLOCK_SIZE and args.path != "direct":
+        parser.error("--block-size goes with --path direct")
     if args.split is not None and args.expand is not None:
         parser.error("--split and --expand are two ways to cut the work: give one")
     for name in ("nmin", "nmax"):
@@ -386,6 +414,7 @@ def main(argv: list[str] | None = None) -> int:
     require_cupy("gpu_nqueens")
     split = "" if args.split is None else f", split={args.split}"
     split += "" if args.expand is None else f", expand={args.expand}"
+    split += "" if args.block_size == DEFAULT_BLOCK_SIZE else f", block_size={args.block_size}"
     print(f"# gpuqueens N-Queens on {device_line()}, path={args.path}{split}")
     print(HEADER, flush=True)
     start = time.perf_counter()

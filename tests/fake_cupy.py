@@ -68,6 +68,9 @@ ATTRIBUTES = {  # an H100 SXM's values
     "MaxThreadsPerMultiProcessor": 2048,
     "MaxSharedMemoryPerBlock": 48 * 1024,
     "MaxSharedMemoryPerBlockOptin": 227 * 1024,
+    "MaxSharedMemoryPerMultiprocessor": 228 * 1024,
+    "ReservedSharedMemoryPerBlock": 1024,
+    "MaxBlocksPerMultiprocessor": 32,
 }
 _C_SCALARS = {"int": np.int32, "long long": np.int64}
 _C_POINTEES = {"nq_u32": np.uint32, "unsigned char": np.uint8, "nq_u64": np.uint64,

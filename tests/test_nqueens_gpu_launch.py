@@ -97,11 +97,32 @@ def test_node_counting_build(fake_gpu):
 
 def test_large_stacks_opt_in_to_more_shared_memory(fake_gpu):
     kernel = gpu._module(False).get_function("nqueens_count")
-    shared = gpu._prepare_kernel(kernel, 20, 2, 256)  # 356 bytes a thread: 89 KiB a block
-    assert shared == 256 * gpu.stack_bytes_per_thread(20, 2) > 48 * 1024
+    block, shared = gpu._prepare_kernel(kernel, 20, 2, 256)  # 356 bytes a thread: 89 KiB a block
+    assert block == 256 and shared == 256 * gpu.stack_bytes_per_thread(20, 2) > 48 * 1024
     assert kernel.max_dynamic_shared_size_bytes == shared
     with pytest.raises(ValueError, match="shared memory"):
         gpu._prepare_kernel(kernel, 32, 2, 1024)  # 596 KiB: beyond the opt-in limit
+
+
+@pytest.mark.parametrize("n,mark", [(12, 4), (14, 7)])
+def test_the_widest_block_size(fake_gpu, n, mark):
+    # block_size="widest" (benchmarks): the block size at which an SM holds the most search
+    # threads at once, the system's 1 KiB of each block counted; the same weight
+    prefixes = enumerate_prefixes(n, mark)
+    assert gpu.count_prefixes_gpu(prefixes, block_size="widest", expand=0) == 3 * total(n)
+    kernel = gpu._module(False).get_function("nqueens_count")
+    _, block, shared = kernel.launches[-1]
+    per_thread = gpu.stack_bytes_per_thread(n, mark)
+    limits = gpu._device_limits()
+    assert block == gpu.widest_block_size(per_thread, kernel.shared_size_bytes, limits)
+    assert shared == block * per_thread
+    best = gpu.resident_threads(block, per_thread, kernel.shared_size_bytes, limits)
+    assert best >= max(gpu.resident_threads(b, per_thread, kernel.shared_size_bytes, limits)
+                       for b in range(32, 1025, 32))
+    with pytest.raises(ValueError, match="block_size"):
+        gpu.count_symmetric_gpu(n, block_size="widest")  # one prefix per thread: no stack to fit
+    with pytest.raises(ValueError, match="block_size"):
+        gpu.count_prefixes_gpu(prefixes, block_size="wide")
 
 
 def test_automatic_split_on_the_gpu_path(fake_gpu, monkeypatch):

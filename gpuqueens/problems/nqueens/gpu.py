@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -35,6 +36,9 @@ SYMMETRIC_SOURCE = "nqueens_symmetric.cu"
 SYMMETRIC_TARGET_PREFIXES = 1 << 12
 #: Threads per block (a multiple of 32).
 DEFAULT_BLOCK_SIZE = 128
+#: ``block_size`` for the block size at which the device holds the most search threads at
+#: once (:func:`widest_block_size`), to compare with the default in benchmarks.
+WIDEST = "widest"
 #: Prefixes uploaded and launched together (16 bytes each on the device).
 BATCH_PREFIXES = 1 << 24
 #: Work items aimed at per launch: about 40 per thread an H100 holds, so that the threads
@@ -99,45 +103,95 @@ def _module(count_nodes: bool):
     return load_module(KERNEL_SOURCE, kernel_options(count_nodes))
 
 
-def _device_limits() -> tuple[int, int, int, int]:
-    """(SM count, resident threads per SM, default and opt-in shared memory per block)."""
+class DeviceLimits(NamedTuple):
+    """What a launch of the search may take on one device."""
+
+    sms: int
+    threads_per_sm: int
+    blocks_per_sm: int
+    shared_per_block: int         # without opting in
+    shared_per_block_optin: int   # the most a block may take
+    shared_per_sm: int            # what the blocks of one SM share
+    reserved_per_block: int       # kept by the system for each block, out of shared_per_sm
+
+
+def _device_limits() -> DeviceLimits:
+    """The current device's limits."""
     import cupy
 
     return _device_limits_of(cupy.cuda.Device().id)
 
 
 @functools.lru_cache(maxsize=None)
-def _device_limits_of(device_id: int) -> tuple[int, int, int, int]:
+def _device_limits_of(device_id: int) -> DeviceLimits:
     import cupy
 
     attributes = cupy.cuda.Device(device_id).attributes
     sms = int(attributes["MultiProcessorCount"])
     threads = int(attributes.get("MaxThreadsPerMultiProcessor", 2048))
+    blocks = int(attributes.get("MaxBlocksPerMultiprocessor", 32))
     default = int(attributes.get("MaxSharedMemoryPerBlock", 48 * 1024))
     optin = int(attributes.get("MaxSharedMemoryPerBlockOptin", default))
-    return sms, threads, default, optin
+    reserved = int(attributes.get("ReservedSharedMemoryPerBlock", 1024))
+    per_sm = int(attributes.get("MaxSharedMemoryPerMultiprocessor", optin + reserved))
+    return DeviceLimits(sms, threads, blocks, default, optin, per_sm, reserved)
 
 
-def _check_block_size(block_size: int) -> int:
+def _check_block_size(block_size: int | str, *, widest: bool = True) -> int | str:
+    if widest and block_size == WIDEST:
+        return block_size
     if not (isinstance(block_size, int) and 32 <= block_size <= 1024 and block_size % 32 == 0):
-        raise ValueError(f"block_size must be a multiple of 32 from 32 to 1024, got {block_size!r}")
+        also = f" or {WIDEST!r}" if widest else ""
+        raise ValueError(f"block_size must be a multiple of 32 from 32 to 1024{also}, got {block_size!r}")
     return block_size
 
 
-def _prepare_kernel(kernel, n: int, mark: int, block_size: int, split: int = 0) -> int:
-    """Dynamic shared memory bytes for one launch; raises if the device cannot give them."""
-    _, _, default, optin = _device_limits()
-    shared = block_size * stack_bytes_per_thread(n, mark, split)
+def resident_threads(block_size: int, per_thread: int, static: int, limits: DeviceLimits) -> int:
+    """Search threads one SM holds at once in blocks of ``block_size`` threads, each thread
+    taking ``per_thread`` bytes of shared memory and each block ``static`` more.
+
+    >>> h100 = DeviceLimits(132, 2048, 32, 48 * 1024, 227 * 1024, 228 * 1024, 1024)
+    >>> resident_threads(128, 224, 256, h100), resident_threads(512, 224, 256, h100)
+    (896, 1024)
+    """
+    per_block = block_size * per_thread + static + limits.reserved_per_block
+    blocks = min(limits.threads_per_sm // block_size, limits.blocks_per_sm, limits.shared_per_sm // per_block)
+    return blocks * block_size
+
+
+def widest_block_size(per_thread: int, static: int, limits: DeviceLimits) -> int:
+    """The block size (a multiple of 32 up to 1024; the smallest of equals) at which one SM
+    holds the most search threads at once: larger blocks lose less shared memory to the
+    system's share of each block, so that more warps may hide each other's latencies.
+
+    >>> h100 = DeviceLimits(132, 2048, 32, 48 * 1024, 227 * 1024, 228 * 1024, 1024)
+    >>> [widest_block_size(16 * (n - 7), 256, h100) for n in (18, 19, 20, 21, 22)]
+    [256, 128, 544, 512, 480]
+    """
+    fits = [b for b in range(32, 1025, 32) if b * per_thread + static <= limits.shared_per_block_optin]
+    if not fits:
+        raise ValueError(f"no block of 32 threads fits the device's shared memory ({per_thread} bytes a thread)")
+    return max(fits, key=lambda b: (resident_threads(b, per_thread, static, limits), -b))
+
+
+def _prepare_kernel(kernel, n: int, mark: int, block_size: int | str, split: int = 0) -> tuple[int, int]:
+    """(block size, dynamic shared memory bytes) of one launch (``block_size`` WIDEST:
+    :func:`widest_block_size`); raises if the device cannot give the memory."""
+    limits = _device_limits()
+    per_thread = stack_bytes_per_thread(n, mark, split)
     static = int(kernel.shared_size_bytes)
-    if shared + static > optin:
+    if block_size == WIDEST:
+        block_size = widest_block_size(per_thread, static, limits)
+    shared = block_size * per_thread
+    if shared + static > limits.shared_per_block_optin:
         raise ValueError(
             f"the search stack needs {shared} bytes of shared memory per block "
             f"(n={n}, mark={mark}, split={split}, block_size={block_size}) plus {static} static, but the device "
-            f"allows at most {optin}; use a smaller block_size or a deeper mark"
+            f"allows at most {limits.shared_per_block_optin}; use a smaller block_size or a deeper mark"
         )
-    if shared + static > default:  # beyond the portable 48 KiB: opt in explicitly
+    if shared + static > limits.shared_per_block:  # beyond the portable 48 KiB: opt in explicitly
         kernel.max_dynamic_shared_size_bytes = shared
-    return shared
+    return block_size, shared
 
 
 def _grid_size(count: int, block_size: int) -> int:
@@ -148,8 +202,8 @@ def _grid_size(count: int, block_size: int) -> int:
 
 def _resident_blocks(block_size: int) -> int:
     """Blocks of ``block_size`` threads the device holds at once (the largest grid)."""
-    sms, threads, _, _ = _device_limits()
-    return sms * max(1, threads // block_size)
+    limits = _device_limits()
+    return limits.sms * max(1, limits.threads_per_sm // block_size)
 
 
 def _batches(prefixes: Prefixes):
@@ -202,7 +256,7 @@ def sum_prefixes_gpu(
     prefixes: Prefixes,
     *,
     count_nodes: bool = False,
-    block_size: int = DEFAULT_BLOCK_SIZE,
+    block_size: int | str = DEFAULT_BLOCK_SIZE,
     split: int | None = None,
     expand: int | None = None,
 ) -> tuple[int, ...]:
@@ -225,7 +279,7 @@ def sum_prefixes_gpu(
     module = _module(count_nodes)
     kernel = module.get_function("nqueens_count")
     mark = prefixes.mark + expand  # the rows the search starts below
-    shared = _prepare_kernel(kernel, prefixes.n, mark, block_size, split)
+    block_size, shared = _prepare_kernel(kernel, prefixes.n, mark, block_size, split)
     items = items_per_prefix(prefixes.n, mark, split)
     launches = _expanded_batches(prefixes, expand, module) if expand else (
         (stop - start, records, counter) for start, stop, records, counter in _batches(prefixes))
@@ -276,13 +330,13 @@ def _expanded_batches(prefixes: Prefixes, rows: int, module):
             a = b
 
 
-def _weigh_each_gpu(prefixes: Prefixes, block_size: int, split: int) -> np.ndarray:
+def _weigh_each_gpu(prefixes: Prefixes, block_size: int | str, split: int) -> np.ndarray:
     if len(prefixes) == 0:
         return np.zeros(0, dtype=np.int64)
     import cupy
 
     kernel = _module(False).get_function("nqueens_count_each")
-    shared = _prepare_kernel(kernel, prefixes.n, prefixes.mark, block_size, split)
+    block_size, shared = _prepare_kernel(kernel, prefixes.n, prefixes.mark, block_size, split)
     each = cupy.zeros(len(prefixes), dtype=cupy.uint64)
     items = items_per_prefix(prefixes.n, prefixes.mark, split)
     for start, stop, records, counter in _batches(prefixes):
@@ -297,7 +351,7 @@ def _weigh_each_gpu(prefixes: Prefixes, block_size: int, split: int) -> np.ndarr
     return each.get().astype(np.int64)  # one read-back; one prefix's weight is far below 2^63
 
 
-def count_prefixes_gpu(prefixes: Prefixes, *, per_prefix: bool = False, block_size: int = DEFAULT_BLOCK_SIZE,
+def count_prefixes_gpu(prefixes: Prefixes, *, per_prefix: bool = False, block_size: int | str = DEFAULT_BLOCK_SIZE,
                        split: int | None = None, expand: int | None = None):
     """The weight of the prefixes on the current CUDA device (3 × the solutions below them).
 
@@ -330,7 +384,7 @@ def count_symmetric_prefixes_gpu(prefixes: SymmetricPrefixes, *, per_prefix: boo
     the same prefixes, searched on the current CUDA device: ``(f180, f90)`` as Python ints,
     or with ``per_prefix=True`` two int64 arrays."""
     _check_symmetric(prefixes)
-    block_size = _check_block_size(block_size)
+    block_size = _check_block_size(block_size, widest=False)
     size = len(prefixes)
     if size == 0:
         empty = np.zeros(0, dtype=np.int64)
