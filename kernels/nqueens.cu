@@ -21,8 +21,8 @@
 //     the same registers. If the child has no free square, the top saved state is restored
 //     (one load): the row just saved, or an older one; a restored row always has a candidate
 //     left. So the iteration has no select: the restore overwrites the child. The stack's
-//     bottom slot is a sentinel whose row is the last row and whose cand is 0: reaching it
-//     ends the work item. (Masks are not undone bit by bit: a 32-bit undo loses one bit per
+//     bottom slot is a sentinel whose "row" is past the last (all 32 bits of `down` set) and
+//     whose cand is 0: reaching it ends the work item. (Masks are not undone bit by bit: a 32-bit undo loses one bit per
 //     row at each end and is wrong after two levels.)
 //   * The row is popc(down): no row counter to save.
 //   * Rules where they apply. The spec's rules (docs/nqueens-method.md) touch rows above B1
