@@ -57,6 +57,19 @@ def test_parse_squares():
         parse_squares("0,3-1")
 
 
+@pytest.mark.parametrize("command", ["matchsticks", "matchstick-counts", "matchstick-table"])
+def test_a_grid_written_4x4_gets_a_hint(command, capsys):
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers(dest="command", required=True))
+    with pytest.raises(SystemExit):
+        parser.parse_args([command, "4x4", "--removed", "9"])
+    assert "give the rows and the columns as two numbers, 4 4" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        parser.parse_args([command, "four", "4"])
+    err = capsys.readouterr().err
+    assert "'four' is not a whole number" in err and "two numbers" not in err
+
+
 def test_an_s_beyond_the_grid_says_what_may_be_asked(capsys):
     with pytest.raises(ValueError, match=r"S=6 is more than the 5 squares of a 2×2 grid \(S may be 0 to 5"):
         run(["matchstick-table", "2", "2", "--squares", "0-14", "--backend", "cpu"], capsys)
