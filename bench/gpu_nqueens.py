@@ -247,7 +247,7 @@ def host_side_seconds(n: int, repeats: int = 5) -> float:
     symmetric search's prefixes and records. Runs anywhere (no CuPy); the counts it returns
     are not checked."""
     import gpuqueens.problems.nqueens as api
-    from gpuqueens.problems.nqueens import gpu
+    from gpuqueens.problems.nqueens import gpu, gpu_check
     from gpuqueens.problems.nqueens.symmetric import symmetric_work
 
     def prefix_unit(prefixes, **options):
@@ -261,8 +261,9 @@ def host_side_seconds(n: int, repeats: int = 5) -> float:
     from gpuqueens import workers
 
     saved = (gpu.count_prefixes_gpu, gpu.count_symmetric_gpu, api.combine, api.choose_backend,
-             workers.device_name, workers.prepare_process)
+             workers.device_name, workers.prepare_process, gpu_check.check_device)
     gpu.count_prefixes_gpu, gpu.count_symmetric_gpu = prefix_unit, symmetric_unit
+    gpu_check.check_device = lambda: None  # (once per process on a GPU: not the share of a count)
     api.combine, api.choose_backend = (lambda results: (0, 0)), (lambda *args, **options: "gpu")
     workers.device_name = lambda backend: "-"
     workers.prepare_process = lambda backend, **options: None  # no CUDA probe: no GPU needed
@@ -275,7 +276,7 @@ def host_side_seconds(n: int, repeats: int = 5) -> float:
         return min(times)
     finally:
         (gpu.count_prefixes_gpu, gpu.count_symmetric_gpu, api.combine, api.choose_backend,
-         workers.device_name, workers.prepare_process) = saved
+         workers.device_name, workers.prepare_process, gpu_check.check_device) = saved
 
 
 # --- table ---------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from .estimates import LongRunWarning
 from .ledger import CheckpointError
 from .problems.matchsticks import MatchstickTable, matchstick_counts, matchstick_table, matchsticks
 from .problems.nqueens import NQueensResult, count, nqueens
+from .problems.nqueens.gpu_check import DeviceCheckError
 
 
 __all__ = [
@@ -36,5 +37,6 @@ __all__ = [
     "GPUFallbackWarning",
     "LongRunWarning",
     "CheckpointError",
+    "DeviceCheckError",
     "__version__",
 ]

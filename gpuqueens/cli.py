@@ -22,6 +22,8 @@ from .ledger import CheckpointError
 from .worker_pool import WorkerProcessError
 from .problems.matchsticks import cli as matchsticks_cli
 from .problems.nqueens import cli as nqueens_cli
+from .problems.nqueens.gpu_check import DeviceCheckError
+from .problems.nqueens.plan import InconsistentCountError
 
 __all__ = ["main", "build_parser"]
 
@@ -132,6 +134,9 @@ def _run(args: argparse.Namespace) -> int:
         terminated = isinstance(stop, Terminated)
         print(f"gpuqueens: {'terminated' if terminated else 'interrupted'}{hint}", file=sys.stderr)
         return 128 + signal.SIGTERM if terminated else 130
+    except (DeviceCheckError, InconsistentCountError) as exc:  # a faulty device: one line
+        print(f"gpuqueens: error: {exc}", file=sys.stderr)
+        return 1
     except WorkerProcessError as exc:  # killed (out of memory?): one line, as for the errors above
         notes = "".join(f" {note}" for note in getattr(exc, "__notes__", ()))
         hint = "; the checkpoint keeps the finished units: rerun the same command to resume" if getattr(

@@ -163,7 +163,13 @@ def solve_unit(payload: UnitPayload | SymmetricPayload) -> tuple[int, ...]:
     symmetric one.
 
     Both backends give the same result for the same unit, so a run can be resumed on either.
+    The first GPU unit of a process on a device checks that device first
+    (:func:`~gpuqueens.problems.nqueens.gpu_check.check_device`).
     """
+    if payload.backend == "gpu":
+        from .gpu_check import check_device
+
+        check_device()
     if isinstance(payload, SymmetricPayload):
         if payload.backend == "gpu":
             from .gpu import count_symmetric_gpu

@@ -1,0 +1,68 @@
+"""A check of the GPU search against the NumPy search, before a GPU count is trusted.
+
+The first GPU unit that a process solves on a device first counts two small boards there,
+every prefix of n = 13 and n = 14 at row 3, through the same kernels and the same path as a
+count (the device's expansion of the prefixes, the search, the symmetric kernel), and
+compares each number with the NumPy search on the CPU. A device, driver or compiler that
+gets one of them wrong is refused with :class:`DeviceCheckError` instead of giving a wrong
+count. The boards hold both kinds of prefix (a corner queen or not), every leaf weight, and
+n = 14 the prefixes whose row B1 is just above row B2. It costs about 0.1 s of CPU time,
+once per process and device.
+"""
+
+from __future__ import annotations
+
+import functools
+
+__all__ = ["DeviceCheckError", "CHECK_BOARDS", "check_device", "device_counts", "reference_counts"]
+
+#: (n, row of the prefixes) of the boards counted on both sides.
+CHECK_BOARDS = ((13, 3), (14, 3))
+
+
+class DeviceCheckError(RuntimeError):
+    """The GPU gave a wrong number on a board whose count the CPU checks: none of its counts
+    can be trusted."""
+
+
+def device_counts(n: int, mark: int) -> tuple[int, int, int]:
+    """(weight of every prefix at row ``mark``, F180, F90) of board ``n`` on the current device."""
+    from .gpu import count_prefixes_gpu, count_symmetric_gpu
+    from .prefixes import enumerate_prefixes
+
+    return (count_prefixes_gpu(enumerate_prefixes(n, mark)), *count_symmetric_gpu(n))
+
+
+def reference_counts(n: int, mark: int) -> tuple[int, int, int]:
+    """The same numbers from the NumPy searches on the CPU.
+
+    >>> reference_counts(8, 3)  # 3 × 92 solutions, 4 fixed by the half turn, none by the quarter
+    (276, 4, 0)
+    """
+    from .cpu import count_prefixes_cpu
+    from .prefixes import enumerate_prefixes
+    from .symmetric import count_symmetric
+
+    return (count_prefixes_cpu(enumerate_prefixes(n, mark)), *count_symmetric(n))
+
+
+def check_device() -> None:
+    """Raise :class:`DeviceCheckError` unless the current device counts the check boards as the
+    CPU does; the first call per device in a process checks, later ones return at once."""
+    import cupy
+
+    _check_device_of(cupy.cuda.Device().id)
+
+
+@functools.lru_cache(maxsize=None)
+def _check_device_of(device_id: int) -> None:
+    for n, mark in CHECK_BOARDS:
+        got, want = device_counts(n, mark), reference_counts(n, mark)
+        if got != want:
+            from ...backends import device_name
+
+            raise DeviceCheckError(
+                f"the GPU ({device_name('gpu')}) counted a check board wrong: n={n}, prefixes at row "
+                f"{mark}: (weight, F180, F90) = {got}, but the CPU's search gives {want}. No count of "
+                f"this GPU can be trusted: count with backend='cpu' (--backend cpu), and please report "
+                f"this with `gpuqueens --version`, the GPU, its driver and CuPy's version")
