@@ -16,12 +16,11 @@ numbers.
 
 from ._checks import MAX_N
 from ._version import __version__
-from .backends import BackendUnavailableError, GPUFallbackWarning
+from .backends import BackendUnavailableError, DeviceCheckError, GPUFallbackWarning
 from .estimates import LongRunWarning
 from .ledger import CheckpointError
 from .problems.matchsticks import MatchstickTable, matchstick_counts, matchstick_table, matchsticks
 from .problems.nqueens import NQueensResult, count, nqueens
-from .problems.nqueens.gpu_check import DeviceCheckError
 
 
 __all__ = [

@@ -30,6 +30,7 @@ __all__ = [
     "BACKENDS",
     "BACKEND_ENV",
     "BackendUnavailableError",
+    "DeviceCheckError",
     "GPUFallbackWarning",
     "GPUReport",
     "gpu_status",
@@ -49,6 +50,11 @@ CHILD_PROBE_TIMEOUT = 300
 
 class BackendUnavailableError(RuntimeError):
     """``backend="gpu"`` was asked for but no usable CUDA device is there."""
+
+
+class DeviceCheckError(RuntimeError):
+    """The GPU gave a wrong number on a check whose answer the CPU computes, before a count
+    (problems/*/gpu_check.py): none of its counts can be trusted."""
 
 
 class GPUFallbackWarning(RuntimeWarning):

@@ -17,12 +17,11 @@ import warnings
 from collections.abc import Iterator, Sequence
 
 from ._version import __version__
-from .backends import BackendUnavailableError
+from .backends import BackendUnavailableError, DeviceCheckError
 from .ledger import CheckpointError
 from .worker_pool import WorkerProcessError
 from .problems.matchsticks import cli as matchsticks_cli
 from .problems.nqueens import cli as nqueens_cli
-from .problems.nqueens.gpu_check import DeviceCheckError
 from .problems.nqueens.plan import InconsistentCountError
 
 __all__ = ["main", "build_parser"]

@@ -577,17 +577,26 @@ def make_fake_cupy(libraries: dict[str, Path], devices: int = 1) -> types.Module
 
 
 @contextmanager
-def fake_cupy_installed(monkeypatch, libraries: dict[str, Path], *caches) -> Iterator[types.ModuleType]:
+def fake_cupy_installed(monkeypatch, libraries: dict[str, Path], *caches,
+                        device_checks: bool = False) -> Iterator[types.ModuleType]:
     """The stand-in as this process's ``cupy`` for one test (``monkeypatch`` undoes it), with
-    the GPU probe's, the kernel loader's and ``caches``' cached answers forgotten before and
-    after."""
+    the GPU probe's, the kernel loader's, the device checks' and ``caches``' cached answers
+    forgotten before and after. The checks of a device before its first use
+    (``problems/*/gpu_check.py``) are skipped unless ``device_checks``: a test then sees
+    only the launches and the work of what it calls (tests/test_*_gpu_check.py test them)."""
     from gpuqueens import backends, kernels, worker_setup
+    from gpuqueens.problems.matchsticks import gpu_check as matchstick_check
+    from gpuqueens.problems.nqueens import gpu_check as nqueens_check
 
     fake = make_fake_cupy(libraries)
     monkeypatch.setitem(sys.modules, "cupy", fake)
     # a process prepared for the GPU here is not prepared for the tests after this one
     monkeypatch.setattr(worker_setup, "_prepared", set())
-    caches = (backends.gpu_status, kernels._load, *caches)
+    if not device_checks:
+        monkeypatch.setattr(nqueens_check, "check_device", lambda: None)
+        monkeypatch.setattr(matchstick_check, "check_device", lambda path: None)
+    caches = (backends.gpu_status, kernels._load, nqueens_check._check_device_of,
+              matchstick_check._check_device_of, *caches)
     for cache in caches:
         cache.cache_clear()
     try:

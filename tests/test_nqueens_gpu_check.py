@@ -21,7 +21,7 @@ def fake_gpu(monkeypatch, tmp_path_factory):
     if shutil.which("nvcc") is None:
         pytest.skip("nvcc is not installed")
     libraries = emulator_libraries(lambda: tmp_path_factory.mktemp("emulator"))
-    with fake_cupy_installed(monkeypatch, libraries, gpu._device_limits_of, gpu_check._check_device_of) as fake:
+    with fake_cupy_installed(monkeypatch, libraries, gpu._device_limits_of, device_checks=True) as fake:
         yield fake
 
 

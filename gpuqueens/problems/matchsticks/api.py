@@ -177,6 +177,9 @@ def _counts(m: int, n: int, max_removed: int | None, backend: str,
             progress: bool | None) -> list[int]:
     if backend == "gpu":  # the kernel, by evaluation points
         from .gpu import count_by_removed_gpu
+        from .gpu_check import check_device
+
+        check_device("transfer")  # the first use in a process on a device: against the CPU
 
         return count_by_removed_gpu(m, n, max_removed, progress=progress)
     # the faster method on the CPU (measured)

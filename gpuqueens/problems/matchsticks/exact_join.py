@@ -226,6 +226,10 @@ def solve_exact_unit(payload: Mapping[str, Any], stats: JoinStats | None = None,
     ``backend="gpu"``: half sweeps and pairing on the current CUDA device, same result."""
     key = (payload["h"], payload["w"], payload["removed"], payload["squares"],
            payload["max_entries"], backend)
+    if backend == "gpu":
+        from .gpu_check import check_device
+
+        check_device("join")  # the first use in a process on a device: against the CPU
     with _rounds.using(*key, store=store) as rnd:
         if backend == "gpu":
             from .gpu_join import join_exact_centre_gpu

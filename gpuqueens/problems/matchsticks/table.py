@@ -187,6 +187,10 @@ def solve_round_unit(payload: Mapping[str, Any], stats: JoinStats | None = None,
     (:mod:`.round_cache`), and built once for the processes of one machine that share the
     ``store`` directory (:mod:`.round_store`).
     """
+    if backend == "gpu":
+        from .gpu_check import check_device
+
+        check_device("join")  # the first use in a process on a device: against the CPU
     with _rounds.using(*_round_key(payload, backend), store=store) as rnd:
         if backend == "gpu":
             from .gpu_join import join_centre_gpu

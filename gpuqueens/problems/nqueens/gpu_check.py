@@ -4,7 +4,7 @@ The first GPU unit that a process solves on a device first counts two small boar
 every prefix of n = 13 and n = 14 at row 3, through the same kernels and the same path as a
 count (the device's expansion of the prefixes, the search, the symmetric kernel), and
 compares each number with the NumPy search on the CPU. A device, driver or compiler that
-gets one of them wrong is refused with :class:`DeviceCheckError` instead of giving a wrong
+gets one of them wrong is refused with :class:`~gpuqueens.DeviceCheckError` instead of giving a wrong
 count. The boards hold both kinds of prefix (a corner queen or not), every leaf weight, and
 n = 14 the prefixes whose row B1 is just above row B2. It costs about 0.1 s of CPU time,
 once per process and device.
@@ -14,15 +14,12 @@ from __future__ import annotations
 
 import functools
 
-__all__ = ["DeviceCheckError", "CHECK_BOARDS", "check_device", "device_counts", "reference_counts"]
+from ...backends import DeviceCheckError
+
+__all__ = ["CHECK_BOARDS", "check_device", "device_counts", "reference_counts"]
 
 #: (n, row of the prefixes) of the boards counted on both sides.
 CHECK_BOARDS = ((13, 3), (14, 3))
-
-
-class DeviceCheckError(RuntimeError):
-    """The GPU gave a wrong number on a board whose count the CPU checks: none of its counts
-    can be trusted."""
 
 
 def device_counts(n: int, mark: int) -> tuple[int, int, int]:
@@ -47,7 +44,7 @@ def reference_counts(n: int, mark: int) -> tuple[int, int, int]:
 
 
 def check_device() -> None:
-    """Raise :class:`DeviceCheckError` unless the current device counts the check boards as the
+    """Raise :class:`~gpuqueens.DeviceCheckError` unless the current device counts the check boards as the
     CPU does; the first call per device in a process checks, later ones return at once."""
     import cupy
 
