@@ -29,6 +29,7 @@ CHECK_GRIDS = ((4, 5), (4, 4))
 #: (h, w, caps {S: largest R}, level) of the join round the join check compares.
 CHECK_ROUND = (4, 4, {0: 9, 1: 8, 2: 8}, 18)
 
+
 def check_device(path: str) -> None:
     """Raise :class:`~gpuqueens.DeviceCheckError` unless the current device runs ``path``
     ("transfer" or "join") on the check grid as the CPU does; the first call per device and
