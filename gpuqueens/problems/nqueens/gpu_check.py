@@ -5,9 +5,10 @@ every prefix of n = 13 and n = 14 at row 3, through the same kernels and the sam
 count (the device's expansion of the prefixes, the search, the symmetric kernel), and
 compares each number with the NumPy search on the CPU. A device, driver or compiler that
 gets one of them wrong is refused with :class:`~gpuqueens.DeviceCheckError` instead of
-giving a wrong count. The boards hold both kinds of prefix (a corner queen or not), every
-leaf weight, and n = 14 the prefixes whose row B1 is just above row B2. It costs about
-0.1 s of CPU time, once per process and device.
+giving a wrong count. The boards hold both kinds of prefix (a corner queen or not), rows
+B1 searched by the kernel (B1 from row 5 on, below the expanded prefixes) and, for n = 14,
+the prefixes whose row B1 is just above row B2. It costs about 0.1 s of CPU time, once per
+process and device.
 """
 
 from __future__ import annotations
