@@ -66,7 +66,7 @@ for folder in (ROOT, ROOT / "tests"):  # run from a checkout without installing;
 
 from bench.gpu_required import require_cupy  # noqa: E402
 from gpuqueens import MAX_N  # noqa: E402
-from gpuqueens.problems.nqueens.gpu import DEFAULT_BLOCK_SIZE, WIDEST  # noqa: E402
+from gpuqueens.problems.nqueens.gpu import DEFAULT_BLOCK_SIZE, WIDEST, _check_block_size  # noqa: E402
 from gpuqueens.problems.nqueens.prefixes import Prefixes, default_mark, enumerate_prefixes  # noqa: E402
 
 from oeis import A000170, A002562  # noqa: E402  (the published sequences the tests use)
@@ -292,15 +292,10 @@ def block_size_arg(text: str) -> int | str:
     >>> block_size_arg("256"), block_size_arg("widest")
     (256, 'widest')
     """
-    if text == WIDEST:
-        return WIDEST
-    try:
-        size = int(text)
+    try:  # the library's own rule
+        return _check_block_size(text if text == WIDEST else int(text))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is neither a number of threads nor {WIDEST!r}") from None
-    if not (32 <= size <= 1024 and size % 32 == 0):
-        raise argparse.ArgumentTypeError(f"{size} threads: a block takes a multiple of 32 from 32 to 1024")
-    return size
+        raise argparse.ArgumentTypeError(f"{text!r}: a multiple of 32 from 32 to 1024, or {WIDEST!r}") from None
 
 
 def mark_for(n: int, args) -> int:

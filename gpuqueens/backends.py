@@ -56,6 +56,15 @@ class DeviceCheckError(RuntimeError):
     """The GPU gave a wrong number on a check whose answer the CPU computes, before a count
     (problems/*/gpu_check.py): none of its counts can be trusted."""
 
+    @classmethod
+    def wrong(cls, what: str, got: object, want: object) -> "DeviceCheckError":
+        """The error for a check of the current GPU: ``what`` it computed, ``got`` there and
+        ``want`` on the CPU."""
+        return cls(f"the GPU ({device_name('gpu')}) computed a check wrong: {what}: {got}, but the "
+                   f"CPU gives {want}. No count of this GPU can be trusted: count with backend='cpu' "
+                   f"(--backend cpu), and please report this with `gpuqueens --version`, the GPU, its "
+                   f"driver and CuPy's version")
+
 
 class GPUFallbackWarning(RuntimeWarning):
     """``backend="auto"`` found no usable GPU and runs on the CPU instead."""

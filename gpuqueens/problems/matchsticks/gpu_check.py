@@ -43,13 +43,7 @@ def check_device(path: str) -> None:
 def _check_device_of(device_id: int, path: str) -> None:
     for what, got, want in (_transfer_pairs() if path == "transfer" else _join_pairs()):
         if got != want:
-            from ...backends import device_name
-
-            raise DeviceCheckError(
-                f"the GPU ({device_name('gpu')}) computed a matchstick check wrong: {what}: "
-                f"{got}, but the CPU gives {want}. No matchstick count of this GPU can be trusted: "
-                f"count with backend='cpu' (--backend cpu), and please report this with "
-                f"`gpuqueens --version`, the GPU, its driver and CuPy's version")
+            raise DeviceCheckError.wrong(what, got, want)
 
 
 def _transfer_pairs() -> list[tuple[str, list[int], list[int]]]:

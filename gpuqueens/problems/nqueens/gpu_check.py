@@ -57,10 +57,4 @@ def _check_device_of(device_id: int) -> None:
     for n, mark in CHECK_BOARDS:
         got, want = device_counts(n, mark), reference_counts(n, mark)
         if got != want:
-            from ...backends import device_name
-
-            raise DeviceCheckError(
-                f"the GPU ({device_name('gpu')}) counted a check board wrong: n={n}, prefixes at row "
-                f"{mark}: (weight, F180, F90) = {got}, but the CPU's search gives {want}. No count of "
-                f"this GPU can be trusted: count with backend='cpu' (--backend cpu), and please report "
-                f"this with `gpuqueens --version`, the GPU, its driver and CuPy's version")
+            raise DeviceCheckError.wrong(f"n={n}, prefixes at row {mark}: (weight, F180, F90)", got, want)
