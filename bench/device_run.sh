@@ -29,8 +29,8 @@
 # the sanitizer's shares cut: with the default budget the last ones may be cut.
 # Steps that run only when named: "big" (n = 22 and 23 against OEIS through the command line,
 # or the n of --big "N ...", each with a checkpoint in the output folder, so that a stopped
-# step resumes when run again; n = 22 took 93 s on one H200, n = 23 is projected at about a
-# quarter of an hour), "matchsticks" (the matchstick
+# step resumes when run again; n = 22 took 72 s on one H200, n = 23 is projected at about
+# 11 minutes), "matchsticks" (the matchstick
 # distributions and puzzle tables on the GPU, bench/gpu_matchsticks.py and
 # bench/gpu_matchstick_table.py), "table8" (the 8x8 puzzle table's first round sampled:
 # its half sweeps and 4 of its 136 centre patterns, bench/gpu_matchstick_sample.py; the half
@@ -280,7 +280,9 @@ if step sanitize; then
     for tool in memcheck racecheck; do  # each tool's cases, cheapest first (bench/gpu_sanitize.py)
       if [ "$tool" = memcheck ]; then cap=120; else cap=90; fi
       limited "$(share "$cap")" compute-sanitizer --tool "$tool" --error-exitcode 99 "$py" bench/gpu_sanitize.py \
-        --tool "$tool" > "$out/sanitize_$tool.txt" 2>&1 || status=1
+        --tool "$tool" > "$out/sanitize_$tool.txt" 2>&1
+      rc=$?  # logged: the summary lines alone do not say which of the checker or the cases failed
+      [ "$rc" -eq 0 ] || { status=1; echo "device_run: compute-sanitizer --tool $tool exited with status $rc" >> "$out/sanitize_$tool.txt"; }
       grep -E "^(ok  |DIFF|FAIL)| cases agree|ERROR SUMMARY|RACECHECK SUMMARY|device_run:" "$out/sanitize_$tool.txt" | sed "s/^/$tool: /"
     done
   else

@@ -22,8 +22,8 @@ Calibration (the measured seconds are in :data:`MEASURED_SECONDS`):
   the same path took 27.3 s for n = 17 there on a quieter day (docs/scaling.md), 1.6×
   less than here, so on an idle core of that kind the estimate errs long.
 * ``"gpu"``: one NVIDIA H200 (CuPy 14.2, CUDA 13.0), warm (kernel compiled),
-  ``gpuqueens.nqueens(n, backend="gpu")``, measured 2026-11-27 (docs/performance.md): n =
-  18 0.041 s, 19 0.183 s, 20 1.283 s, 21 10.685 s, 22 93.05 s. n = 18 is left out of the
+  ``gpuqueens.nqueens(n, backend="gpu")``, measured 2026-11-28 (docs/performance.md): n =
+  18 0.035 s, 19 0.140 s, 20 0.965 s, 21 8.232 s, 22 72.39 s. n = 18 is left out of the
   fit (its time is mostly set-up). An H100 ran another GPU counter (ygch/n_queens) within
   1–8% of the H200's times; an older GPU is slower.
 
@@ -31,11 +31,11 @@ The estimate serves :func:`warn_if_long`: a :class:`gpuqueens.LongRunWarning` fo
 expected to take more than about an hour. It is a rough figure (a factor of two either
 way), not a promise.
 
->>> round(estimated_seconds(21, "gpu"))  # measured: 10.685 s
-11
+>>> round(estimated_seconds(21, "gpu"))  # measured: 8.232 s
+8
 >>> from gpuqueens.estimates import format_duration
 >>> format_duration(estimated_seconds(24, "gpu"))
-'2.2 hours'
+'1.7 hours'
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ __all__ = ["MEASURED_SECONDS", "solution_count", "estimated_seconds", "warn_if_l
 #: Seconds of one count, per backend and n (see the module's calibration notes).
 MEASURED_SECONDS: dict[str, dict[int, float]] = {
     "cpu": {14: 0.177, 15: 0.845, 16: 4.744, 17: 42.595},
-    "gpu": {19: 0.183, 20: 1.283, 21: 10.685, 22: 93.05},
+    "gpu": {19: 0.140, 20: 0.965, 21: 8.232, 22: 72.39},
 }
 
 # OEIS A000170, n = 1..27: the number of solutions, the size of the work.

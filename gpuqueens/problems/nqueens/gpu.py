@@ -37,7 +37,8 @@ SYMMETRIC_TARGET_PREFIXES = 1 << 12
 #: Threads per block (a multiple of 32).
 DEFAULT_BLOCK_SIZE = 128
 #: ``block_size`` for the block size at which the device holds the most search threads at
-#: once (:func:`widest_block_size`), to compare with the default in benchmarks.
+#: once (:func:`widest_block_size`), to compare with the default in benchmarks: on one
+#: H200 it was within 2% of the default at n = 18..20 (docs/performance.md, 2026-11-28).
 WIDEST = "widest"
 #: Prefixes uploaded and launched together (16 bytes each on the device).
 BATCH_PREFIXES = 1 << 24
