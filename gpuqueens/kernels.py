@@ -1,5 +1,6 @@
 """Find the CUDA sources in ``kernels/`` and build them with CuPy, once per device; wait
-for their launches without holding up Ctrl-C (:func:`wait_for_device`).
+for their launches without holding up Ctrl-C (:func:`wait_for_device`); cut work into
+short launches where the driver stops long kernels (:func:`timed_slices`).
 
 In an installed wheel the sources live in ``gpuqueens/_kernels``; in a source checkout they
 are in the top-level ``kernels/`` folder. CuPy caches compiled modules on disk, so only the
@@ -12,11 +13,15 @@ import functools
 import time
 from pathlib import Path
 
-__all__ = ["kernel_source_path", "kernel_source", "load_module", "wait_for_device"]
+__all__ = ["kernel_source_path", "kernel_source", "load_module", "wait_for_device", "timed_slices"]
 
 #: The longest pause between two looks at the device while waiting for it (seconds): how
 #: late a wait may notice that the work is done, and how long Ctrl-C may wait at most.
 WAIT_PAUSE_SECONDS = 0.002
+#: Seconds a launch aims at on a GPU whose driver stops kernels that run too long (a GPU
+#: that drives a display: about 2 s on Windows, a few seconds under X on Linux): far
+#: below the limit, since the work per item varies from one launch to the next.
+SHORT_LAUNCH_SECONDS = 0.25
 
 _HERE = Path(__file__).resolve().parent
 _SEARCH = (_HERE / "_kernels", _HERE.parent / "kernels")
@@ -70,3 +75,29 @@ def wait_for_device() -> None:
     while not done.done:
         time.sleep(pause)
         pause = min(2 * pause, WAIT_PAUSE_SECONDS)
+
+
+def timed_slices(total: int, first: int, target_s: float = SHORT_LAUNCH_SECONDS, clock=time.perf_counter):
+    """``(start, stop)`` ranges that cover ``range(total)`` in order: the first ``first``
+    long, each next one sized from the items per second of the one before so that it takes
+    about ``target_s``, growing at most fourfold a step and never below ``first``. The time
+    of a range runs from its yield to the next request, so the caller launches the range and
+    waits for the device before asking for the next.
+
+    >>> seconds = [0.0]  # a device that does 10 items a second
+    >>> ranges = []
+    >>> for start, stop in timed_slices(100, 2, target_s=3, clock=lambda: seconds[0]):
+    ...     ranges.append((start, stop))
+    ...     seconds[0] += (stop - start) / 10
+    >>> ranges
+    [(0, 2), (2, 10), (10, 40), (40, 70), (70, 100)]
+    """
+    start, size = 0, max(1, first)
+    began = clock()
+    while start < total:
+        stop = min(total, start + size)
+        yield start, stop
+        now = clock()
+        rate = (stop - start) / max(now - began, 1e-6)
+        size = max(first, min(4 * size, int(rate * target_s)))
+        start, began = stop, now

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import fake_cupy
 from fake_cupy import FAKE_DEVICE_NAME, LaunchError, fake_cupy_installed
 from fake_gpu_run import build_emulator
 from oeis import total, unique
@@ -74,6 +75,67 @@ def test_sums_over_several_batches(fake_gpu, monkeypatch, n, mark):
     assert gpu.count_prefixes_gpu(prefixes, block_size=32) == count_prefixes_cpu(prefixes) == 3 * total(n)
     launches = gpu._module(False).get_function("nqueens_count").launches
     assert len(launches) >= 3
+
+
+@pytest.fixture
+def display_gpu(fake_gpu, monkeypatch):
+    """The stand-in as a GPU whose driver stops long kernels (one that drives a display),
+    with room for 2 blocks at once, so that a first launch of one item a thread is short;
+    yields the record ranges of the launches the search was cut into."""
+    monkeypatch.setitem(fake_cupy.ATTRIBUTES, "KernelExecTimeout", 1)
+    monkeypatch.setattr(gpu, "_resident_blocks", lambda block_size: 2)
+    ranges = []
+
+    def recorded(total, first, **options):
+        for start, stop in kernels.timed_slices(total, first, **options):
+            ranges.append((start, stop))
+            yield start, stop
+
+    monkeypatch.setattr(gpu, "timed_slices", recorded)
+    yield ranges
+
+
+def _covers(ranges, total: int) -> bool:
+    return [a for a, _ in ranges] == [0, *(b for _, b in ranges[:-1])] and ranges[-1][1] == total
+
+
+def test_short_launches_where_the_driver_stops_long_kernels(display_gpu):
+    # Windows stops a kernel after about 2 s on a GPU that drives a display, Linux under X
+    # after a few: there the search goes in launches of about a quarter of a second, the
+    # first of one record a thread; the same counts
+    prefixes = enumerate_prefixes(11, 4)
+    assert gpu.count_prefixes_gpu(prefixes, block_size=32, expand=0) == 3 * total(11)
+    launches = gpu._module(False).get_function("nqueens_count").launches
+    assert len(launches) == len(display_gpu) > 1
+    assert display_gpu[0] == (0, 2 * 32) and _covers(display_gpu, len(prefixes))
+
+
+def test_short_launches_of_the_device_expansion_and_per_prefix(display_gpu):
+    # the records the device expands to, and each prefix's weight in place, cut the same way
+    prefixes = enumerate_prefixes(12, 4)
+    assert gpu.count_prefixes_gpu(prefixes, block_size=64, expand=2) == 3 * total(12)
+    assert len(display_gpu) > 1 and _covers(display_gpu, len(expand_prefixes(prefixes, 6)))
+    display_gpu.clear()
+    got = gpu.count_prefixes_gpu(prefixes, per_prefix=True, block_size=32, split=1)
+    np.testing.assert_array_equal(got, count_prefixes_cpu(prefixes, per_prefix=True))
+    first = 2 * 32 // gpu.items_per_prefix(12, 4, 1)
+    assert display_gpu[0] == (0, first) and _covers(display_gpu, len(prefixes))
+
+def test_display_gpu_searches_from_the_deepest_expansion(display_gpu, monkeypatch):
+    # the public call's records start as deep as the device's expansion goes (3 rows below
+    # the host's prefixes, where the board leaves room), so that no short launch waits long
+    # on the search below one record
+    cuts = []
+
+    def recorded(prefixes, *args):
+        cuts.append((prefixes.n, prefixes.mark, gpu_work_cut(prefixes, *args)))
+        return cuts[-1][2]
+
+    gpu_work_cut = gpu._work_cut
+    monkeypatch.setattr(gpu, "_work_cut", recorded)
+    assert gpuqueens.nqueens(12, backend="gpu").total == total(12)
+    assert cuts and all(cut == (min(gpu.MAX_EXPAND, n - 1 - mark), 0) for n, mark, cut in cuts)
+    assert len(display_gpu) > 1
 
 
 @pytest.mark.parametrize("seed", range(8))

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...kernels import wait_for_device
+from ...kernels import timed_slices, wait_for_device
 from .prefixes import Prefixes
 from .symmetric import SymmetricPrefixes, count_symmetric, symmetric_work
 
@@ -114,6 +114,7 @@ class DeviceLimits(NamedTuple):
     shared_per_block_optin: int   # the most a block may take
     shared_per_sm: int            # what the blocks of one SM share
     reserved_per_block: int       # kept by the system for each block, out of shared_per_sm
+    time_limited: bool = False    # the driver stops a kernel that runs too long (a display's GPU)
 
 
 def _device_limits() -> DeviceLimits:
@@ -135,7 +136,8 @@ def _device_limits_of(device_id: int) -> DeviceLimits:
     optin = int(attributes.get("MaxSharedMemoryPerBlockOptin", default))
     reserved = int(attributes.get("ReservedSharedMemoryPerBlock", 1024))
     per_sm = int(attributes.get("MaxSharedMemoryPerMultiprocessor", optin + reserved))
-    return DeviceLimits(sms, threads, blocks, default, optin, per_sm, reserved)
+    time_limited = bool(attributes.get("KernelExecTimeout", 0))
+    return DeviceLimits(sms, threads, blocks, default, optin, per_sm, reserved, time_limited)
 
 
 def _check_block_size(block_size: int | str, *, widest: bool = True) -> int | str:
@@ -223,6 +225,21 @@ def _batches(prefixes: Prefixes):
         yield start, stop, records[start:stop], counters[k:k + 1]
 
 
+def _launch_parts(count: int, records, counter, first: int):
+    """``(offset, count, records, zeroed counter)`` of the launches that search ``count``
+    records: one launch, or on a device whose driver stops long kernels
+    (:attr:`DeviceLimits.time_limited`) launches of about a quarter of a second each, the
+    first of ``first`` records (:func:`~gpuqueens.kernels.timed_slices`), each waited for."""
+    if not _device_limits().time_limited:
+        yield 0, count, records, counter
+        return
+    import cupy
+
+    for start, stop in timed_slices(count, first):
+        yield start, stop - start, records[start:stop], cupy.zeros(1, dtype=cupy.uint64)
+        wait_for_device()  # the launch just made: its time sizes the next
+
+
 def _check_prefixes(prefixes: Prefixes) -> None:
     from ..._checks import MAX_N
 
@@ -241,10 +258,14 @@ def _check_split(prefixes: Prefixes, split: int | None) -> int:
 
 def _work_cut(prefixes: Prefixes, split: int | None, expand: int | None, count_nodes: bool) -> tuple[int, int]:
     """(rows expanded on the device, split rows) of a count: by default the expansion by
-    :func:`choose_split`'s rows and no split; ``split`` (and node counts) no expansion."""
+    :func:`choose_split`'s rows and no split, or as many rows as it may take on a device
+    that stops long kernels (smaller records: a short launch is not held up by one long
+    search); ``split`` (and node counts) no expansion."""
     if expand is None:
         if split is not None or count_nodes:
             return 0, _check_split(prefixes, split)
+        if _device_limits().time_limited:
+            return min(MAX_EXPAND, prefixes.n - 1 - prefixes.mark), 0
         return choose_split(prefixes.n, prefixes.mark, len(prefixes)), 0
     if split is not None or count_nodes:
         raise ValueError("expand goes without split and count_nodes")
@@ -285,14 +306,16 @@ def sum_prefixes_gpu(
     launches = _expanded_batches(prefixes, expand, module) if expand else (
         (stop - start, records, counter) for start, stop, records, counter in _batches(prefixes))
     max_grid = _resident_blocks(block_size)  # the largest grid of any launch
+    first = max(1, max_grid * block_size // items)  # a short launch: an item a thread
     block_sums = cupy.zeros(words * max_grid, dtype=cupy.uint64)
-    for count, records, counter in launches:
-        kernel(
-            (_grid_size(count * items, block_size),), (block_size,),
-            (np.int32(prefixes.n), np.int32(mark), np.int32(split), np.int64(count),
-             records, counter, block_sums),
-            shared_mem=shared,
-        )
+    for batch, batch_records, batch_counter in launches:
+        for _, count, records, counter in _launch_parts(batch, batch_records, batch_counter, first):
+            kernel(
+                (_grid_size(count * items, block_size),), (block_size,),
+                (np.int32(prefixes.n), np.int32(mark), np.int32(split), np.int64(count),
+                 records, counter, block_sums),
+                shared_mem=shared,
+            )
     wait_for_device()  # with Ctrl-C heard: a unit may run for hours
     sums = block_sums.get().reshape(max_grid, words)  # one read-back
     return tuple(sum(int(v) for v in sums[:, k].tolist()) for k in range(words))
@@ -340,14 +363,15 @@ def _weigh_each_gpu(prefixes: Prefixes, block_size: int | str, split: int) -> np
     block_size, shared = _prepare_kernel(kernel, prefixes.n, prefixes.mark, block_size, split)
     each = cupy.zeros(len(prefixes), dtype=cupy.uint64)
     items = items_per_prefix(prefixes.n, prefixes.mark, split)
-    for start, stop, records, counter in _batches(prefixes):
-        count = stop - start
-        kernel(
-            (_grid_size(count * items, block_size),), (block_size,),
-            (np.int32(prefixes.n), np.int32(prefixes.mark), np.int32(split), np.int64(count),
-             records, counter, each[start:stop]),
-            shared_mem=shared,
-        )
+    first = max(1, _resident_blocks(block_size) * block_size // items)
+    for start, stop, batch_records, batch_counter in _batches(prefixes):
+        for offset, count, records, counter in _launch_parts(stop - start, batch_records, batch_counter, first):
+            kernel(
+                (_grid_size(count * items, block_size),), (block_size,),
+                (np.int32(prefixes.n), np.int32(prefixes.mark), np.int32(split), np.int64(count),
+                 records, counter, each[start + offset:start + offset + count]),
+                shared_mem=shared,
+            )
     wait_for_device()
     return each.get().astype(np.int64)  # one read-back; one prefix's weight is far below 2^63
 
