@@ -225,16 +225,18 @@ def _batches(prefixes: Prefixes):
         yield start, stop, records[start:stop], counters[k:k + 1]
 
 
-def _launch_parts(count: int, records, counter, first: int):
+def _launch_parts(count: int, records, counter, block_size: int, items: int):
     """``(offset, count, records, zeroed counter)`` of the launches that search ``count``
-    records: one launch, or on a device whose driver stops long kernels
-    (:attr:`DeviceLimits.time_limited`) launches of about a quarter of a second each, the
-    first of ``first`` records (:func:`~gpuqueens.kernels.timed_slices`), each waited for."""
+    records of ``items`` work items each: one launch, or on a device whose driver stops long
+    kernels (:attr:`DeviceLimits.time_limited`) launches of about a quarter of a second each
+    (:func:`~gpuqueens.kernels.timed_slices`), the first of one item a thread the device
+    holds at once, each waited for."""
     if not _device_limits().time_limited:
         yield 0, count, records, counter
         return
     import cupy
 
+    first = max(1, _resident_blocks(block_size) * block_size // items)
     for start, stop in timed_slices(count, first):
         yield start, stop - start, records[start:stop], cupy.zeros(1, dtype=cupy.uint64)
         wait_for_device()  # the launch just made: its time sizes the next
@@ -306,10 +308,9 @@ def sum_prefixes_gpu(
     launches = _expanded_batches(prefixes, expand, module) if expand else (
         (stop - start, records, counter) for start, stop, records, counter in _batches(prefixes))
     max_grid = _resident_blocks(block_size)  # the largest grid of any launch
-    first = max(1, max_grid * block_size // items)  # a short launch: an item a thread
     block_sums = cupy.zeros(words * max_grid, dtype=cupy.uint64)
     for batch, batch_records, batch_counter in launches:
-        for _, count, records, counter in _launch_parts(batch, batch_records, batch_counter, first):
+        for _, count, records, counter in _launch_parts(batch, batch_records, batch_counter, block_size, items):
             kernel(
                 (_grid_size(count * items, block_size),), (block_size,),
                 (np.int32(prefixes.n), np.int32(mark), np.int32(split), np.int64(count),
@@ -363,9 +364,9 @@ def _weigh_each_gpu(prefixes: Prefixes, block_size: int | str, split: int) -> np
     block_size, shared = _prepare_kernel(kernel, prefixes.n, prefixes.mark, block_size, split)
     each = cupy.zeros(len(prefixes), dtype=cupy.uint64)
     items = items_per_prefix(prefixes.n, prefixes.mark, split)
-    first = max(1, _resident_blocks(block_size) * block_size // items)
     for start, stop, batch_records, batch_counter in _batches(prefixes):
-        for offset, count, records, counter in _launch_parts(stop - start, batch_records, batch_counter, first):
+        for offset, count, records, counter in _launch_parts(stop - start, batch_records, batch_counter,
+                                                             block_size, items):
             kernel(
                 (_grid_size(count * items, block_size),), (block_size,),
                 (np.int32(prefixes.n), np.int32(prefixes.mark), np.int32(split), np.int64(count),
