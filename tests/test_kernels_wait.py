@@ -12,7 +12,7 @@ import types
 
 import pytest
 
-from gpuqueens.kernels import WAIT_PAUSE_SECONDS, wait_for_device
+from gpuqueens.kernels import WAIT_PAUSE_SECONDS, timed_slices, wait_for_device
 
 
 class _Stop(Exception):
@@ -67,3 +67,35 @@ def test_a_signal_is_handled_while_the_device_works(monkeypatch):
     finally:
         timer.cancel()
         signal.signal(signal.SIGUSR1, previous)
+
+
+# --- short launches (kernels.timed_slices) ---------------------------------------------------
+
+
+def _slices(total: int, first: int, items_per_second: float, target_s: float = 0.25):
+    """The ranges timed_slices gives for a device that does ``items_per_second``."""
+    now = [0.0]
+    ranges = []
+    for start, stop in timed_slices(total, first, target_s=target_s, clock=lambda: now[0]):
+        ranges.append((start, stop))
+        now[0] += (stop - start) / items_per_second
+    return ranges
+
+
+def test_slices_cover_the_items_in_order():
+    for total, first in [(0, 5), (1, 5), (5, 5), (6, 5), (10_000, 7)]:
+        ranges = _slices(total, first, items_per_second=1000)
+        assert [n for a, b in ranges for n in range(a, b)] == list(range(total))
+
+
+def test_slices_settle_at_the_target_and_grow_at_most_fourfold():
+    ranges = _slices(1_000_000, 10, items_per_second=4000, target_s=0.25)  # 1000 items a launch
+    sizes = [b - a for a, b in ranges]
+    assert sizes[:4] == [10, 40, 160, 640]
+    assert all(abs(size - 1000) <= 1 for size in sizes[4:-1])  # (the clock's rounding)
+
+
+def test_slices_never_go_below_the_first():
+    # a device slower than one first launch per target: each launch stays at `first`
+    ranges = _slices(100, 10, items_per_second=1, target_s=0.25)
+    assert {b - a for a, b in ranges} == {10}
