@@ -13,7 +13,8 @@ import functools
 import time
 from pathlib import Path
 
-__all__ = ["kernel_source_path", "kernel_source", "load_module", "wait_for_device", "timed_slices"]
+__all__ = ["kernel_source_path", "kernel_source", "load_module", "wait_for_device", "stops_long_kernels",
+           "timed_slices"]
 
 #: The longest pause between two looks at the device while waiting for it (seconds): how
 #: late a wait may notice that the work is done, and how long Ctrl-C may wait at most.
@@ -75,6 +76,21 @@ def wait_for_device() -> None:
     while not done.done:
         time.sleep(pause)
         pause = min(2 * pause, WAIT_PAUSE_SECONDS)
+
+
+def stops_long_kernels() -> bool:
+    """Whether the driver stops a kernel of the current device that runs too long (CUDA's
+    ``KernelExecTimeout``: a GPU that drives a display); launches there must stay short."""
+    import cupy
+
+    return _stops_long_kernels(cupy.cuda.Device().id)
+
+
+@functools.lru_cache(maxsize=None)
+def _stops_long_kernels(device_id: int) -> bool:
+    import cupy
+
+    return bool(cupy.cuda.Device(device_id).attributes.get("KernelExecTimeout", 0))
 
 
 def timed_slices(total: int, first: int, target_s: float = SHORT_LAUNCH_SECONDS, clock=time.perf_counter):

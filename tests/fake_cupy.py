@@ -595,7 +595,7 @@ def fake_cupy_installed(monkeypatch, libraries: dict[str, Path], *caches,
     if not device_checks:
         monkeypatch.setattr(nqueens_check, "check_device", lambda: None)
         monkeypatch.setattr(matchstick_check, "check_device", lambda path: None)
-    caches = (backends.gpu_status, kernels._load, nqueens_check._check_device_of,
+    caches = (backends.gpu_status, kernels._load, kernels._stops_long_kernels, nqueens_check._check_device_of,
               matchstick_check._check_device_of, *caches)
     for cache in caches:
         cache.cache_clear()

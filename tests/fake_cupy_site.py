@@ -63,7 +63,7 @@ def forget_gpu_state() -> None:
     from gpuqueens.problems.nqueens import gpu
 
     for cache in (backends.gpu_status, backends._report_here, backends._report_from_child,
-                  kernels._load, gpu._device_limits_of):
+                  kernels._load, kernels._stops_long_kernels, gpu._device_limits_of):
         cache.cache_clear()
 
 

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import fake_cupy
 import pytest
 from fake_cupy import fake_cupy_installed
 from fake_matchstick_join import shared_library
@@ -101,6 +102,30 @@ def test_gpu_tables_equal_the_cpu_tables(fake_gpu, m, n):
     on_gpu = gpuqueens.matchstick_table(m, n, backend="gpu", workers=1)
     assert on_gpu.backend == "gpu" and len(_launches()) > 0
     assert on_gpu.rows == gpuqueens.matchstick_table(m, n, backend="cpu").rows
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_short_pairing_launches_where_the_driver_stops_long_kernels(fake_gpu, monkeypatch):
+    # a GPU that drives a display stops kernels after about 2 s (Windows): each pairing's
+    # blocks go in launches sized to a quarter of a second, the first of one block per SM,
+    # and the table is the same (every block adds its bins into the global ones)
+    monkeypatch.setitem(fake_cupy.ATTRIBUTES, "KernelExecTimeout", 1)
+    monkeypatch.setitem(fake_cupy.ATTRIBUTES, "MultiProcessorCount", 2)
+    pairings = []  # the ranges of each pairing's launches
+
+    def recorded(total, first):
+        pairings.append([])
+        for start, stop in kernels.timed_slices(total, first):
+            pairings[-1].append((start, stop))
+            yield start, stop
+
+    monkeypatch.setattr(gpu_join, "timed_slices", recorded)
+    on_gpu = gpuqueens.matchstick_table(5, 5, backend="gpu", workers=1)
+    assert on_gpu.rows == gpuqueens.matchstick_table(5, 5, backend="cpu").rows
+    assert [grid for grid, *_ in _launches()] == [b - a for ranges in pairings for a, b in ranges]
+    assert all(ranges[0][1] <= 2 for ranges in pairings)  # the first launch of each: short
+    assert max(len(ranges) for ranges in pairings) > 1
 
 
 @needs_nvcc

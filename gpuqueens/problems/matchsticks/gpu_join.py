@@ -11,7 +11,8 @@ through a host build of the kernel.
 
 A round's parts go to the device once per process (:func:`join_centre_gpu` keeps them for
 the round's units); each centre pattern then builds its groups there, sends the descriptors
-of :mod:`.join_blocks` to one launch per batch of primes, and reads back only the bins.
+of :mod:`.join_blocks` to one launch per batch of primes (several short ones on a GPU
+whose driver stops long kernels), and reads back only the bins.
 The round's half sweeps run on the device as well (:mod:`.halves` on CuPy arrays); their
 parts come back to the host once (a round holds NumPy arrays, whatever ran it) and go up
 again here.
@@ -34,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...kernels import load_module, stops_long_kernels, timed_slices, wait_for_device
 from .grid import centre_removed, centre_weight
 from .halves import least_score
 from .join_blocks import exact_blocks, table_blocks, windows_for
@@ -89,20 +91,37 @@ def kernel_pairing(cupy, module) -> Pairing:
                 kernel.max_dynamic_shared_size_bytes = shared  # beyond 48 KiB: opt in
             out_hits = cupy.zeros(bins, dtype=cupy.uint64)
             out_residues = cupy.zeros((k1 - k0) * bins, dtype=cupy.uint64)
-            kernel((len(blocks),), (256,),
-                   (left.x, left.hs, left.r, cupy.ascontiguousarray(left.counts[k0:k1]),
-                    np.int64(len(left)), right.x, right.hs, right.r,
-                    cupy.ascontiguousarray(right.counts[k0:k1]), np.int64(len(right)),
-                    device_blocks, np.int64(len(blocks)), device_windows, np.int32(max_s),
-                    np.int32(level), np.int32(bins), np.int32(valid_one), np.int32(valid_zero),
-                    np.int32(removed_c), cupy.asarray(primes[k0:k1].astype(np.uint32)),
-                    np.int32(k1 - k0), out_hits, out_residues),
-                   shared_mem=shared)
+            # every block adds its bins to the global ones, so the blocks may go in several
+            # launches: short ones where the driver stops long kernels (a display's GPU)
+            for a, b in _block_ranges(cupy, len(blocks)):
+                kernel((b - a,), (256,),
+                       (left.x, left.hs, left.r, cupy.ascontiguousarray(left.counts[k0:k1]),
+                        np.int64(len(left)), right.x, right.hs, right.r,
+                        cupy.ascontiguousarray(right.counts[k0:k1]), np.int64(len(right)),
+                        device_blocks[a:b], np.int64(b - a), device_windows, np.int32(max_s),
+                        np.int32(level), np.int32(bins), np.int32(valid_one), np.int32(valid_zero),
+                        np.int32(removed_c), cupy.asarray(primes[k0:k1].astype(np.uint32)),
+                        np.int32(k1 - k0), out_hits, out_residues),
+                       shared_mem=shared)
             hits = out_hits.get()
             residues[k0:k1] = out_residues.get().reshape(k1 - k0, bins) % primes[k0:k1, None]
         return hits, residues
 
     return pair
+
+
+def _block_ranges(cupy, count: int):
+    """The descriptors of one pairing as ``(start, stop)`` ranges, one launch each: all at
+    once, or on a device whose driver stops long kernels launches of about a quarter of a
+    second (:func:`~gpuqueens.kernels.timed_slices`, the first of a block per SM), each
+    waited for."""
+    if not stops_long_kernels():
+        yield 0, count
+        return
+    first = int(cupy.cuda.Device().attributes["MultiProcessorCount"])
+    for start, stop in timed_slices(count, first):
+        yield start, stop
+        wait_for_device()  # the launch just made: its time sizes the next
 
 
 @dataclass
@@ -205,7 +224,6 @@ _held_lock = threading.Lock()
 
 def _on_device(rnd):
     """The device's copy of the round's parts (made once per round) and the kernel's pairing."""
-    from ...kernels import load_module
     from .gpu import cupy_module
 
     cupy = cupy_module()

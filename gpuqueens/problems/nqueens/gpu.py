@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...kernels import timed_slices, wait_for_device
+from ...kernels import stops_long_kernels, timed_slices, wait_for_device
 from .prefixes import Prefixes
 from .symmetric import SymmetricPrefixes, count_symmetric, symmetric_work
 
@@ -136,7 +136,8 @@ def _device_limits_of(device_id: int) -> DeviceLimits:
     optin = int(attributes.get("MaxSharedMemoryPerBlockOptin", default))
     reserved = int(attributes.get("ReservedSharedMemoryPerBlock", 1024))
     per_sm = int(attributes.get("MaxSharedMemoryPerMultiprocessor", optin + reserved))
-    time_limited = bool(attributes.get("KernelExecTimeout", 0))
+    with cupy.cuda.Device(device_id):
+        time_limited = stops_long_kernels()
     return DeviceLimits(sms, threads, blocks, default, optin, per_sm, reserved, time_limited)
 
 
