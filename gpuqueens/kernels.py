@@ -78,12 +78,13 @@ def wait_for_device() -> None:
         pause = min(2 * pause, WAIT_PAUSE_SECONDS)
 
 
-def stops_long_kernels() -> bool:
-    """Whether the driver stops a kernel of the current device that runs too long (CUDA's
-    ``KernelExecTimeout``: a GPU that drives a display); launches there must stay short."""
+def stops_long_kernels(device_id: int | None = None) -> bool:
+    """Whether the driver stops a kernel that runs too long on device ``device_id`` (the
+    current one by default): CUDA's ``KernelExecTimeout``, a GPU that drives a display.
+    Launches there must stay short."""
     import cupy
 
-    return _stops_long_kernels(cupy.cuda.Device().id)
+    return _stops_long_kernels(cupy.cuda.Device().id if device_id is None else device_id)
 
 
 @functools.lru_cache(maxsize=None)

@@ -91,17 +91,18 @@ def kernel_pairing(cupy, module) -> Pairing:
                 kernel.max_dynamic_shared_size_bytes = shared  # beyond 48 KiB: opt in
             out_hits = cupy.zeros(bins, dtype=cupy.uint64)
             out_residues = cupy.zeros((k1 - k0) * bins, dtype=cupy.uint64)
+            left_counts = cupy.ascontiguousarray(left.counts[k0:k1])
+            right_counts = cupy.ascontiguousarray(right.counts[k0:k1])
+            batch_primes = cupy.asarray(primes[k0:k1].astype(np.uint32))
             # every block adds its bins to the global ones, so the blocks may go in several
             # launches: short ones where the driver stops long kernels (a display's GPU)
             for a, b in _block_ranges(cupy, len(blocks)):
                 kernel((b - a,), (256,),
-                       (left.x, left.hs, left.r, cupy.ascontiguousarray(left.counts[k0:k1]),
-                        np.int64(len(left)), right.x, right.hs, right.r,
-                        cupy.ascontiguousarray(right.counts[k0:k1]), np.int64(len(right)),
+                       (left.x, left.hs, left.r, left_counts, np.int64(len(left)),
+                        right.x, right.hs, right.r, right_counts, np.int64(len(right)),
                         device_blocks[a:b], np.int64(b - a), device_windows, np.int32(max_s),
                         np.int32(level), np.int32(bins), np.int32(valid_one), np.int32(valid_zero),
-                        np.int32(removed_c), cupy.asarray(primes[k0:k1].astype(np.uint32)),
-                        np.int32(k1 - k0), out_hits, out_residues),
+                        np.int32(removed_c), batch_primes, np.int32(k1 - k0), out_hits, out_residues),
                        shared_mem=shared)
             hits = out_hits.get()
             residues[k0:k1] = out_residues.get().reshape(k1 - k0, bins) % primes[k0:k1, None]

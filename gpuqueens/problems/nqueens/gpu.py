@@ -136,9 +136,7 @@ def _device_limits_of(device_id: int) -> DeviceLimits:
     optin = int(attributes.get("MaxSharedMemoryPerBlockOptin", default))
     reserved = int(attributes.get("ReservedSharedMemoryPerBlock", 1024))
     per_sm = int(attributes.get("MaxSharedMemoryPerMultiprocessor", optin + reserved))
-    with cupy.cuda.Device(device_id):
-        time_limited = stops_long_kernels()
-    return DeviceLimits(sms, threads, blocks, default, optin, per_sm, reserved, time_limited)
+    return DeviceLimits(sms, threads, blocks, default, optin, per_sm, reserved, stops_long_kernels(device_id))
 
 
 def _check_block_size(block_size: int | str, *, widest: bool = True) -> int | str:
