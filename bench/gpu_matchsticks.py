@@ -28,6 +28,9 @@ check
     known ends of the distribution (R = 0: 1; R = E: 1; E-3 <= R < E: 0; R = E-4: the unit
     squares). A failed check stops the script.
 
+The ``--json`` file keeps each distribution (``counts``, as decimal strings), which
+``python bench/cpu_check_distributions.py FILE`` checks on any machine's CPU at random points.
+
 ``--memory-gb X`` sizes the batches of lanes as on a card with X GB of free memory (at most
 what this one has), e.g. ``--grids 20 --repeats 0 --memory-gb 75`` for 20×20 on an 80 GB
 card measured on a larger one; the peak then stays near X.
@@ -120,7 +123,8 @@ def run_grid(cupy, m: int, n: int, args) -> dict:
             "first_s": first, "warm_s": statistics.median(times) if times else first,
             "projected_s": method_cost(m, n, "gpu").seconds, "memory_floor_s": memory_floor,
             "compute_floor_s": compute_floor, "peak_bytes": peak, "checks": checks,
-            "total": str(sum(counts)), "largest": str(max(counts)), "memory_gb": args.memory_gb}
+            "total": str(sum(counts)), "largest": str(max(counts)), "memory_gb": args.memory_gb,
+            "counts": [str(c) for c in counts]}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -149,7 +153,7 @@ def main(argv: list[str] | None = None) -> None:
     for m, n in parse_grids(args.grids):
         row = run_grid(cupy, m, n, args)
         rows.append(row)
-        print(json.dumps(row), flush=True)
+        print(json.dumps({k: v for k, v in row.items() if k != "counts"}), flush=True)  # counts: --json only
         if args.json:
             args.json.write_text(json.dumps(rows, indent=1))
     print(f"\n{'grid':>6} {'primes':>6} {'first s':>8} {'warm s':>8} {'proj s':>7} {'mem fl':>7} "

@@ -163,6 +163,20 @@ def test_gpu_benchmark_script_dry_run(tmp_path):
         ("2x2", NO_LEAF_GRID[3][2]), ("3x3", NO_LEAF_GRID[4][3]), ("3x7", NO_LEAF_GRID[4][7])]
     assert all(r["checks"] == ["primes+2", "ends", "cpu", "cupy"] for r in rows)
     assert "checks" in result.stdout.splitlines()[-4]  # the table comes last
+    # the file keeps each distribution (the printed lines do not), which the CPU checks
+    assert all(sum(map(int, r["counts"])) == int(r["total"]) for r in rows) and '"counts"' not in result.stdout
+    check = [sys.executable, str(root / "bench" / "cpu_check_distributions.py"), str(out)]
+    result = subprocess.run(check, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0 and result.stdout.count("equal to the CPU") == 3, result.stdout + result.stderr
+    rows[2]["counts"][5] = str(int(rows[2]["counts"][5]) + 1)  # one count of 3×7 wrong
+    del rows[0]["counts"]                                      # an older file's row: its total
+    out.write_text(json.dumps(rows))
+    result = subprocess.run(check, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 1, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("2x2: the total, P(1): equal to the CPU")
+    assert lines[1].startswith("3x3: P(x) at 8 random points: equal to the CPU")
+    assert lines[2].startswith("3x7: P(x) at 8 random points: DIFFERENT from the CPU")
 
 
 def test_gpu_benchmark_sizes_batches_as_on_a_smaller_card(tmp_path):
