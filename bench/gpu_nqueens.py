@@ -367,6 +367,10 @@ def main(argv: list[str] | None = None) -> int:
                              f"{DEFAULT_BLOCK_SIZE}), or 'widest': the size at which the device holds "
                              f"the most search threads at once (e.g. 512 at n = 21: 1024 threads an "
                              f"H100 SM instead of 896)")
+    parser.add_argument("--short-launches", action="store_true",
+                        help="run as on a GPU whose driver stops long kernels (one that drives a "
+                             "display): launches of about a quarter of a second, the search from "
+                             "3 rows below the prefixes; times that path's cost on any GPU")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold-process timing")
     parser.add_argument("--cold-max", type=int, default=18, help="largest n timed cold")
     parser.add_argument("--long-run-s", type=float, default=5.0,
@@ -388,6 +392,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--{name} goes with --path direct")
     if args.block_size != DEFAULT_BLOCK_SIZE and args.path != "direct":
         parser.error("--block-size goes with --path direct")
+    if args.short_launches and not args.no_cold:
+        parser.error("--short-launches goes with --no-cold (a cold process runs the usual launches)")
     if args.split is not None and args.expand is not None:
         parser.error("--split and --expand are two ways to cut the work: give one")
     for name in ("nmin", "nmax"):
@@ -408,9 +414,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"n={n}: host side of nqueens(n, backend='gpu') {1e3 * host_side_seconds(n):.1f} ms", flush=True)
         return 0
     require_cupy("gpu_nqueens")
+    if args.short_launches:
+        import gpuqueens.kernels
+
+        gpuqueens.kernels._stops_long_kernels = lambda device_id: True  # before any launch asks
     split = "" if args.split is None else f", split={args.split}"
     split += "" if args.expand is None else f", expand={args.expand}"
     split += "" if args.block_size == DEFAULT_BLOCK_SIZE else f", block_size={args.block_size}"
+    split += ", short launches" if args.short_launches else ""
     print(f"# gpuqueens N-Queens on {device_line()}, path={args.path}{split}")
     print(HEADER, flush=True)
     start = time.perf_counter()

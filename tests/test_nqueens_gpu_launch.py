@@ -26,6 +26,7 @@ from fake_cupy import FAKE_DEVICE_NAME, LaunchError, fake_cupy_installed
 from fake_gpu_run import build_emulator
 from oeis import total, unique
 from prefix_samples import random_prefix_subset
+from scripts import load_script
 
 import gpuqueens
 from gpuqueens import backends, kernels
@@ -136,6 +137,22 @@ def test_display_gpu_searches_from_the_deepest_expansion(display_gpu, monkeypatc
     assert gpuqueens.nqueens(12, backend="gpu").total == total(12)
     assert cuts and all(cut == (min(gpu.MAX_EXPAND, n - 1 - mark), 0) for n, mark, cut in cuts)
     assert len(display_gpu) > 1
+
+
+def test_the_benchmark_times_the_short_launches_on_any_gpu(fake_gpu, monkeypatch, capsys):
+    # bench/gpu_nqueens.py --short-launches takes the path of a GPU that stops long kernels
+    # on a GPU that does not, so that its cost can be timed; without it, the usual launches
+    script = load_script("bench/gpu_nqueens.py")
+    monkeypatch.setattr(kernels, "_stops_long_kernels", kernels._stops_long_kernels)  # (undone after)
+    monkeypatch.setattr(gpu, "_resident_blocks", lambda block_size: 2)
+    launches = gpu._module(False).get_function("nqueens_count").launches
+    options = ["--nmin", "12", "--nmax", "12", "--no-cold", "--repeats", "1", "--plain-nodes-max", "0"]
+    assert script.main(options) == 0
+    usual = len(launches)
+    launches.clear()
+    gpu._device_limits_of.cache_clear()
+    assert script.main([*options, "--short-launches"]) == 0
+    assert len(launches) > usual and "short launches" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("seed", range(8))
