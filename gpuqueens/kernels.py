@@ -1,6 +1,6 @@
 """Find the CUDA sources in ``kernels/`` and build them with CuPy, once per device; wait
 for their launches without holding up Ctrl-C (:func:`wait_for_device`); cut work into
-short launches where the driver stops long kernels (:func:`timed_slices`).
+short launches where the driver stops long kernels (:func:`launch_ranges`).
 
 In an installed wheel the sources live in ``gpuqueens/_kernels``; in a source checkout they
 are in the top-level ``kernels/`` folder. CuPy caches compiled modules on disk, so only the
@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 __all__ = ["kernel_source_path", "kernel_source", "load_module", "wait_for_device", "stops_long_kernels",
-           "timed_slices"]
+           "timed_slices", "launch_ranges"]
 
 #: The longest pause between two looks at the device while waiting for it (seconds): how
 #: late a wait may notice that the work is done, and how long Ctrl-C may wait at most.
@@ -118,3 +118,16 @@ def timed_slices(total: int, first: int, target_s: float = SHORT_LAUNCH_SECONDS,
         rate = (stop - start) / max(now - began, 1e-6)
         size = max(first, min(4 * size, int(rate * target_s)))
         start, began = stop, now
+
+
+def launch_ranges(total: int, first: int):
+    """``(start, stop)`` ranges of the ``total`` items of one piece of work, one launch each:
+    all at once, or where the driver stops long kernels (:func:`stops_long_kernels`) the
+    short launches of :func:`timed_slices`, the first of ``first`` items, each waited for
+    before the next is sized."""
+    if not stops_long_kernels():
+        yield 0, total
+        return
+    for start, stop in timed_slices(total, first):
+        yield start, stop
+        wait_for_device()  # the launch just made: its time sizes the next

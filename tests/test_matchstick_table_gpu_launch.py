@@ -113,14 +113,15 @@ def test_short_pairing_launches_where_the_driver_stops_long_kernels(fake_gpu, mo
     monkeypatch.setitem(fake_cupy.ATTRIBUTES, "KernelExecTimeout", 1)
     monkeypatch.setitem(fake_cupy.ATTRIBUTES, "MultiProcessorCount", 2)
     pairings = []  # the ranges of each pairing's launches
+    timed_slices = kernels.timed_slices
 
     def recorded(total, first):
         pairings.append([])
-        for start, stop in kernels.timed_slices(total, first):
+        for start, stop in timed_slices(total, first):
             pairings[-1].append((start, stop))
             yield start, stop
 
-    monkeypatch.setattr(gpu_join, "timed_slices", recorded)
+    monkeypatch.setattr(kernels, "timed_slices", recorded)
     on_gpu = gpuqueens.matchstick_table(5, 5, backend="gpu", workers=1)
     assert on_gpu.rows == gpuqueens.matchstick_table(5, 5, backend="cpu").rows
     assert [grid for grid, *_ in _launches()] == [b - a for ranges in pairings for a, b in ranges]

@@ -86,13 +86,14 @@ def display_gpu(fake_gpu, monkeypatch):
     monkeypatch.setitem(fake_cupy.ATTRIBUTES, "KernelExecTimeout", 1)
     monkeypatch.setattr(gpu, "_resident_blocks", lambda block_size: 2)
     ranges = []
+    timed_slices = kernels.timed_slices
 
     def recorded(total, first, **options):
-        for start, stop in kernels.timed_slices(total, first, **options):
+        for start, stop in timed_slices(total, first, **options):
             ranges.append((start, stop))
             yield start, stop
 
-    monkeypatch.setattr(gpu, "timed_slices", recorded)
+    monkeypatch.setattr(kernels, "timed_slices", recorded)
     yield ranges
 
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...kernels import load_module, stops_long_kernels, timed_slices, wait_for_device
+from ...kernels import launch_ranges, load_module
 from .grid import centre_removed, centre_weight
 from .halves import least_score
 from .join_blocks import exact_blocks, table_blocks, windows_for
@@ -70,6 +70,7 @@ def shared_bytes(bins: int, primes: int) -> int:
 def kernel_pairing(cupy, module) -> Pairing:
     """A pairing that launches ``matchstick_join_pairs`` (CuPy groups)."""
     kernel = module.get_function("matchstick_join_pairs")
+    sms = int(cupy.cuda.Device().attributes["MultiProcessorCount"])  # a short first launch: a block each
 
     def pair(left: GroupArrays, right: GroupArrays, blocks, windows, *, level, bins, valid_one,
              valid_zero, removed_c, primes):
@@ -95,8 +96,9 @@ def kernel_pairing(cupy, module) -> Pairing:
             right_counts = cupy.ascontiguousarray(right.counts[k0:k1])
             batch_primes = cupy.asarray(primes[k0:k1].astype(np.uint32))
             # every block adds its bins to the global ones, so the blocks may go in several
-            # launches: short ones where the driver stops long kernels (a display's GPU)
-            for a, b in _block_ranges(cupy, len(blocks)):
+            # launches: short ones where the driver stops long kernels (a display's GPU), the
+            # first of a block per SM
+            for a, b in launch_ranges(len(blocks), sms):
                 kernel((b - a,), (256,),
                        (left.x, left.hs, left.r, left_counts, np.int64(len(left)),
                         right.x, right.hs, right.r, right_counts, np.int64(len(right)),
@@ -109,20 +111,6 @@ def kernel_pairing(cupy, module) -> Pairing:
         return hits, residues
 
     return pair
-
-
-def _block_ranges(cupy, count: int):
-    """The descriptors of one pairing as ``(start, stop)`` ranges, one launch each: all at
-    once, or on a device whose driver stops long kernels launches of about a quarter of a
-    second (:func:`~gpuqueens.kernels.timed_slices`, the first of a block per SM), each
-    waited for."""
-    if not stops_long_kernels():
-        yield 0, count
-        return
-    first = int(cupy.cuda.Device().attributes["MultiProcessorCount"])
-    for start, stop in timed_slices(count, first):
-        yield start, stop
-        wait_for_device()  # the launch just made: its time sizes the next
 
 
 @dataclass

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...kernels import stops_long_kernels, timed_slices, wait_for_device
+from ...kernels import launch_ranges, stops_long_kernels, wait_for_device
 from .prefixes import Prefixes
 from .symmetric import SymmetricPrefixes, count_symmetric, symmetric_work
 
@@ -226,19 +226,15 @@ def _batches(prefixes: Prefixes):
 
 def _launch_parts(count: int, records, counter, block_size: int, items: int):
     """``(offset, count, records, zeroed counter)`` of the launches that search ``count``
-    records of ``items`` work items each: one launch, or on a device whose driver stops long
-    kernels (:attr:`DeviceLimits.time_limited`) launches of about a quarter of a second each
-    (:func:`~gpuqueens.kernels.timed_slices`), the first of one item a thread the device
-    holds at once, each waited for."""
-    if not _device_limits().time_limited:
-        yield 0, count, records, counter
-        return
+    records of ``items`` work items each (:func:`~gpuqueens.kernels.launch_ranges`: one
+    launch, or short ones where the driver stops long kernels, the first of one item a
+    thread the device holds at once, each with a fresh counter)."""
     import cupy
 
     first = max(1, _resident_blocks(block_size) * block_size // items)
-    for start, stop in timed_slices(count, first):
-        yield start, stop - start, records[start:stop], cupy.zeros(1, dtype=cupy.uint64)
-        wait_for_device()  # the launch just made: its time sizes the next
+    for start, stop in launch_ranges(count, first):
+        whole = stop - start == count
+        yield start, stop - start, records[start:stop], counter if whole else cupy.zeros(1, dtype=cupy.uint64)
 
 
 def _check_prefixes(prefixes: Prefixes) -> None:
