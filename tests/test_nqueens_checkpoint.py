@@ -71,6 +71,23 @@ def test_header_plan_that_the_code_does_not_make_is_refused(tmp_path, units, no_
     assert f'"units":{json.dumps(units)}' in message and "does not make for n=15" in message
 
 
+@pytest.mark.parametrize("field", ["unit_row", "units"])
+def test_header_with_an_infinite_number_is_refused(tmp_path, field, no_work):
+    path = tmp_path / "n15.sqlite"
+    ledger_for(path, 15)
+    edit_header_job(path, **{field: float("inf")})  # JSON's Infinity: int() overflows on it
+    with pytest.raises(gpuqueens.CheckpointError, match="does not make for n=15"):
+        gpuqueens.count(15, backend="cpu", checkpoint=path)
+
+
+def test_header_with_an_infinite_board_size_is_another_run(tmp_path):
+    path = tmp_path / "n15.sqlite"
+    ledger_for(path, 15)
+    edit_header_job(path, n=float("inf"))
+    with pytest.raises(gpuqueens.CheckpointError, match="n: the checkpoint has inf, this run has 15"):
+        gpuqueens.count(15, backend="cpu", checkpoint=path)
+
+
 def test_plan_of_another_mark_row_is_refused(tmp_path, no_work):
     path = tmp_path / "n12.sqlite"
     ledger_for(path, 12)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import concurrent.futures
 import html
 import itertools
+import json
 import os
 import time
 from dataclasses import dataclass
@@ -100,11 +101,20 @@ def _resumed_plan(checkpoint: str | None, n: int) -> Plan | None:
     refuses it, naming the difference).
     """
     job = stored_job(checkpoint) if checkpoint is not None else None
-    plan = Plan.from_job(job) if job else None
-    if plan is None or plan.n != n:
+    if not job:
         return None
-    stored = canonical_json(job)
     known = {backend: plan_for(n, backend) for backend in PLAN_BACKENDS}
+    plan = Plan.from_job(job)
+    if plan is None:
+        # a plan of this problem, format and n that does not read as one (a number edited
+        # into Infinity or a word) is refused below with the rest; another run's, on opening
+        fresh = known["cpu"].job()
+        if any(job.get(name) != fresh[name] for name in ("problem", "format", "n")):
+            return None
+    elif plan.n != n:
+        return None
+    # canonical_json's form, but an edited Infinity or NaN is shown as it stands
+    stored = json.dumps(job, sort_keys=True, separators=(",", ":"))
     for candidate in known.values():
         if canonical_json(candidate.job()) == stored:
             return candidate

@@ -67,7 +67,7 @@ class Plan:
             return None
         try:
             return cls(int(job["n"]), int(job["unit_row"]), int(job["units"]))
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, ValueError, OverflowError):  # OverflowError: int(inf)
             return None
 
 
