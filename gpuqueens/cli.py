@@ -38,9 +38,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _tell(line: str, file=None) -> None:
+    """One line for the user on stderr (or ``file``). Where it cannot be written (file 2
+    closed: Python's ``sys.stderr`` is None, and print() would put the line among the
+    counts on stdout; a full disk), it is dropped: the counts still go to stdout."""
+    file = sys.stderr if file is None else file
+    if file is None:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        print(line, file=file, flush=True)
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     # one plain line for a terminal user instead of Python's file:line warning format
-    print(f"gpuqueens: warning: {message}", file=sys.stderr if file is None else file)
+    _tell(f"gpuqueens: warning: {message}", file)
 
 
 class Terminated(KeyboardInterrupt):
@@ -113,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     if _stdout_is_closed():
-        print("gpuqueens: error: standard output is closed: the counts could not be printed", file=sys.stderr)
+        _tell("gpuqueens: error: standard output is closed: the counts could not be printed")
         return 1
     with _signals_stop_once():  # around the except clauses too: they run the stop's last steps
         return _run(args)
@@ -126,26 +137,26 @@ def _run(args: argparse.Namespace) -> int:
             warnings.showwarning = _show_warning
             return args.handler(args)
     except (ValueError, TypeError, BackendUnavailableError, CheckpointError) as exc:
-        print(f"gpuqueens: error: {exc}", file=sys.stderr)
+        _tell(f"gpuqueens: error: {exc}")
         return 2
     except KeyboardInterrupt as stop:
         hint = " (rerun with the same --checkpoint to resume)" if getattr(args, "checkpoint", None) else ""
         terminated = isinstance(stop, Terminated)
-        print(f"gpuqueens: {'terminated' if terminated else 'interrupted'}{hint}", file=sys.stderr)
+        _tell(f"gpuqueens: {'terminated' if terminated else 'interrupted'}{hint}")
         return 128 + signal.SIGTERM if terminated else 130
     except (DeviceCheckError, InconsistentCountError) as exc:  # a faulty device: one line
-        print(f"gpuqueens: error: {exc}", file=sys.stderr)
+        _tell(f"gpuqueens: error: {exc}")
         return 1
     except WorkerProcessError as exc:  # killed (out of memory?): one line, as for the errors above
         notes = "".join(f" {note}" for note in getattr(exc, "__notes__", ()))
         hint = "; the checkpoint keeps the finished units: rerun the same command to resume" if getattr(
             args, "checkpoint", None) else ""
-        print(f"gpuqueens: error: {exc}{notes}{hint}", file=sys.stderr)
+        _tell(f"gpuqueens: error: {exc}{notes}{hint}")
         return 1
     except BrokenPipeError:  # the reader went away (`gpuqueens nqueens 8 9 | head -1`): stop quietly
         _silence_stdout()
         return 128 + signal.SIGPIPE if hasattr(signal, "SIGPIPE") else 1
     except OSError as exc:  # the output could not be written (a full disk), or another system error
         _silence_stdout()
-        print(f"gpuqueens: error: {exc}", file=sys.stderr)
+        _tell(f"gpuqueens: error: {exc}")
         return 1

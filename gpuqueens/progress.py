@@ -15,10 +15,12 @@ while the exact count of finished units is shown beside the bar.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import sys
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -120,6 +122,8 @@ def _make_bar(total: float, initial: float, description: str, postfix: str) -> A
         from tqdm.auto import tqdm
     except ImportError:
         return None
+    if sys.stderr is None:  # started with file 2 closed (or pythonw): nowhere to draw it
+        return None
     fixed = _fixed_size()
     return tqdm(
         total=total,
@@ -155,11 +159,20 @@ class Progress:
         # Scale weights so that the bar's total equals the number of units: its rate is then
         # in "average units per second" and its time left is weighted by cost.
         self._scale = total_units / self.total_weight if self.total_weight > 0 else 0.0
-        self._bar = (
-            _make_bar(total_units, self.weight_done * self._scale, description, self._postfix())
-            if enabled
-            else None
-        )
+        self._bar = None
+        if enabled:
+            with self._unless_unwritable():
+                self._bar = _make_bar(total_units, self.weight_done * self._scale, description,
+                                      self._postfix())
+
+    @contextlib.contextmanager
+    def _unless_unwritable(self) -> Iterator[None]:
+        """The bar is advice: where stderr cannot be written (a full disk, a closed file),
+        it goes away, and the count goes on."""
+        try:
+            yield
+        except (OSError, ValueError):
+            self._bar = None
 
     def _postfix(self) -> str:
         return f"{self.units_done}/{self.total_units} units"
@@ -169,16 +182,18 @@ class Progress:
         self.units_done += 1
         self.weight_done += weight
         if self._bar is not None:
-            self._bar.set_postfix_str(self._postfix(), refresh=False)
-            step = weight * self._scale
-            if self.units_done == self.total_units:  # end exactly full despite rounding
-                step = self._bar.total - self._bar.n
-            self._bar.update(step)
+            with self._unless_unwritable():
+                self._bar.set_postfix_str(self._postfix(), refresh=False)
+                step = weight * self._scale
+                if self.units_done == self.total_units:  # end exactly full despite rounding
+                    step = self._bar.total - self._bar.n
+                self._bar.update(step)
 
     def close(self) -> None:
         """Finish the bar (idempotent)."""
         if self._bar is not None:
-            self._bar.close()
+            with self._unless_unwritable():
+                self._bar.close()
             self._bar = None
 
     def __enter__(self) -> Progress:

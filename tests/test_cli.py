@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from gpuqueens import cli
 from gpuqueens.cli import main
 
 
@@ -258,3 +259,23 @@ def test_sigterm_stops_like_ctrl_c_and_ends_the_workers(tmp_path):
     while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(_alive(pid) for pid in workers)
+
+
+def test_a_closed_stderr_keeps_its_lines_out_of_the_counts(monkeypatch, capsys):
+    """``gpuqueens nqueens 0 2>&-``: Python's sys.stderr is None, and print(file=None) would
+    write the error (or a warning) among the counts on stdout."""
+    monkeypatch.setattr(sys, "stderr", None)
+    assert main(["nqueens", "0"]) == 2
+    cli._show_warning("no usable GPU", UserWarning, "x.py", 1)
+    assert main(["nqueens", "6", "--backend", "cpu", "--progress"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("n=6  total 4  unique 1") and out.count("\n") == 1, out
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_stderr_that_cannot_be_written_does_not_lose_the_count():
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "gpuqueens", "nqueens", "13", "--backend", "cpu",
+                               "--progress"], stdout=subprocess.PIPE, stderr=full, text=True,
+                              timeout=120)
+    assert done.returncode == 0 and done.stdout.startswith("n=13  total 73712  unique 9233"), done

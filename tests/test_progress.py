@@ -39,6 +39,22 @@ def test_progress_true_draws_a_bar_on_stderr(capsys):
     assert "toy" in err and "5/5 units" in err and "100%" in err
 
 
+class FullDisk(io.StringIO):
+    """A stderr on a full disk: every write fails."""
+
+    def write(self, text):
+        raise OSError(28, "No space left on device")
+
+
+@pytest.mark.parametrize("stderr", [None, FullDisk()], ids=["closed", "full"])
+def test_a_stderr_that_cannot_be_written_drops_the_bar_not_the_run(stderr, monkeypatch, capsys):
+    pytest.importorskip("tqdm")
+    monkeypatch.setattr(sys, "stderr", stderr)  # None: file 2 closed, or pythonw
+    results = run_units(UNITS, solve, job=JOB, progress=True, description="toy")
+    assert sorted(results.values()) == sorted(solve(unit.payload) for unit in UNITS)
+    assert capsys.readouterr().out == ""
+
+
 def test_resumed_run_starts_the_bar_at_the_finished_units(capsys, tmp_path):
     pytest.importorskip("tqdm")
     path = tmp_path / "run.sqlite"
