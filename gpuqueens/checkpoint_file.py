@@ -102,6 +102,9 @@ def check_checkpoint_path(path: object) -> str:
         raise CheckpointError('the checkpoint path is empty; give a file name such as "run.sqlite"')
     if "\0" in path:
         raise CheckpointError(f"checkpoint path {path!r} contains a NUL character")
+    if os.path.basename(path) in ("", ".", ".."):  # "run/", "run/.": a directory's name
+        raise CheckpointError(f"checkpoint {path} is a directory's name, not a file's; give "
+                              'a file name such as "run.sqlite"')
     directory = os.path.dirname(os.path.abspath(path))
     try:
         mode = os.stat(path).st_mode

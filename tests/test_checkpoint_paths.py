@@ -81,6 +81,15 @@ def test_directory_is_refused(tmp_path):
     refused_before_work(tmp_path, "is a directory")
 
 
+@pytest.mark.parametrize("name", ["plain/", "plain/.", "missing/", "..", "."])
+def test_a_directory_name_is_refused_as_such(tmp_path, name):
+    # "plain/" where plain is a file once said "... is not a directory" of the wrong path,
+    # and "missing/" "Is a directory" after trying to open it
+    (tmp_path / "plain").write_text("x")
+    refused_before_work(os.path.join(tmp_path, name), "is a directory's name, not a file's")
+    assert not (tmp_path / "missing").exists()
+
+
 def test_broken_symlink_is_refused(tmp_path):
     link = tmp_path / "link.sqlite"
     link.symlink_to(tmp_path / "missing.sqlite")
