@@ -134,14 +134,17 @@ class Ledger:
                     f"checkpoint {path} cannot be written: {file.read_only}, and {missing} of "
                     f"{len(unit_keys)} work units are still to do. Make it writable (the file "
                     "and its directory), or copy it to a writable place, and run again."
+                    + _unread_journal(path)
                 )
         except BaseException as exc:
             if db is not None:
                 db.close()
             file.close()
-            if isinstance(exc, sqlite3.OperationalError):  # read-only, locked, I/O: not damage
+            if isinstance(exc, sqlite3.OperationalError) and not _undecodable(exc):
+                # read-only, locked, I/O: not damage
                 raise CheckpointError(f"checkpoint {path} cannot be used: {exc}") from exc
-            if isinstance(exc, sqlite3.DatabaseError):  # "malformed", "not a database": damage
+            if isinstance(exc, sqlite3.DatabaseError):  # "malformed", "not a database",
+                # a text that is not UTF-8 (a flipped bit in a stored row): damage
                 raise CheckpointError(f"checkpoint {path} is damaged, not trusted: {exc}") from exc
             raise
         return cls(file, db, stage, stage_digest, unit_keys, results)
@@ -262,3 +265,23 @@ def _read_forgiving(path: str | os.PathLike[str], read: Callable[[sqlite3.Connec
         return None
     finally:
         file.close()
+
+
+def _undecodable(exc: sqlite3.OperationalError) -> bool:
+    """Python's sqlite3 reports a stored text that is not UTF-8 as an OperationalError
+    ("Could not decode to UTF-8 column ..."), the class it gives a locked or read-only
+    file; a ledger only ever stores UTF-8, so such a text is damage."""
+    return "decode" in str(exc).lower()
+
+
+def _unread_journal(path: str) -> str:
+    """Words for a read-only ledger with a write-ahead log beside it (a run killed before
+    it folded the log into the file): the log may hold finished units that a read-only
+    file cannot take in, so they count as still to do."""
+    try:
+        if os.path.getsize(path + "-wal") > 0:
+            return (f" Its write-ahead log {path}-wal may hold more finished units, read once "
+                    "the file is writable: copy the log with it.")
+    except OSError:
+        pass
+    return ""

@@ -71,12 +71,8 @@ def initialise_or_verify(
             + "; ".join(problems[:5])
         )
     check_format(db, path, tables)
-    header = db.execute("SELECT gpuqueens_version, job FROM header").fetchall()
-    if len(header) != 1:
-        raise CheckpointError(
-            f"checkpoint {path} is damaged, not trusted: {len(header)} header rows, expected 1"
-        )
-    check_same_run(path, header[0], job_json)
+    # one header row: check_format saw to it
+    check_same_run(path, db.execute("SELECT gpuqueens_version, job FROM header").fetchone(), job_json)
     stored_stages = {
         name: (count, stored_digest)
         for name, count, stored_digest in db.execute("SELECT name, unit_count, units_digest FROM stages")
@@ -113,9 +109,13 @@ def check_format(db: sqlite3.Connection, path: str, tables: set[str]) -> None:
     """Refuse a ledger of another table layout before reading anything else of it."""
     try:
         rows = db.execute("SELECT format_version FROM header").fetchall()
-    except sqlite3.DatabaseError:
-        rows = []
-    version = rows[0][0] if len(rows) == 1 else None
+    except sqlite3.DatabaseError:  # a header of another layout: another version's ledger
+        rows = [(None,)]
+    if len(rows) != 1:  # deleted or added: this gpuqueens writes exactly one
+        raise CheckpointError(
+            f"checkpoint {path} is damaged, not trusted: {len(rows)} header rows, expected 1"
+        )
+    version = rows[0][0]
     if version != FORMAT_VERSION:
         raise CheckpointError(
             f"checkpoint {path} belongs to a different run: ledger format: the checkpoint has "

@@ -8,6 +8,7 @@ do not, and those tests skip (a test that could not fail would prove nothing).
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import sqlite3
 import stat
@@ -156,6 +157,21 @@ def test_read_only_ledger_with_units_to_do_is_refused_before_work(tmp_path, read
     read_only_works.unlock(path)
     assert run_units(toy_units(), Counting(), job=JOB, checkpoint=path,
                      progress=False)["u5"] == (25,)
+
+
+def test_read_only_ledger_with_its_log_beside_it_says_to_copy_the_log(tmp_path, read_only_works):
+    # a run killed before it folded its write-ahead log into the file: the finished units
+    # there cannot be read while the file is read-only, so the message names the log
+    path, copy = tmp_path / "run.sqlite", tmp_path / "copy" / "run.sqlite"
+    copy.parent.mkdir()
+    with Ledger.open(path, JOB, toy_units()) as ledger:
+        ledger.record("u0", (0,))
+        ledger.record("u1", (1,))
+        for name in ("", "-wal"):  # the files as a kill -9 would leave them
+            shutil.copyfile(f"{path}{name}", f"{copy}{name}")
+    read_only_works.lock(copy)
+    error = refused_before_work(copy, "cannot be written")
+    assert f"write-ahead log {copy}-wal may hold more finished units" in str(error)
 
 
 def test_finished_read_only_ledger_can_be_read(tmp_path, read_only_works):

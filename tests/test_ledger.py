@@ -142,6 +142,31 @@ def test_edited_result_is_refused_as_damaged(tmp_path):
         Ledger.open(path, JOB, units)
 
 
+def test_a_stored_text_that_is_not_utf8_is_damage(tmp_path):
+    # a flipped bit in a row: Python's sqlite3 calls it an OperationalError, as it does a
+    # locked or read-only file, but it is damage
+    path = tmp_path / "run.sqlite"
+    units = make_units()
+    fill(path, units, count=5)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE units SET checksum = CAST(X'ff00fe' AS TEXT) WHERE key = 'u002'")
+    db.close()
+    with pytest.raises(CheckpointError, match="damaged, not trusted.*decode"):
+        Ledger.open(path, JOB, units)
+
+
+@pytest.mark.parametrize("edit", ["DELETE FROM header", "INSERT INTO header SELECT * FROM header"])
+def test_a_header_row_deleted_or_added_is_damage(tmp_path, edit):
+    path = tmp_path / "run.sqlite"
+    units = make_units()
+    fill(path, units, count=5)
+    with sqlite3.connect(path) as db:
+        db.execute(edit)
+    db.close()
+    with pytest.raises(CheckpointError, match="damaged, not trusted: [02] header rows, expected 1"):
+        Ledger.open(path, JOB, units)
+
+
 def test_row_copied_from_another_run_is_refused(tmp_path):
     units = make_units()
     fill(tmp_path / "a.sqlite", units, count=1, job={**JOB, "n": 1})
