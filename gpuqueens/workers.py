@@ -81,8 +81,10 @@ def check_workers(workers: object, executor: object = None) -> int | None:
     if workers < 1:
         raise ValueError(f"workers must be at least 1 (1: this process only), not {workers}")
     if executor is not None:
-        raise ValueError(f"pass workers= or executor=, not both: workers={workers} starts "
-                         "gpuqueens' own worker processes, executor= uses yours")
+        what = ("runs the work in this process" if workers == 1 else
+                "starts gpuqueens' own worker processes")
+        raise ValueError(f"pass workers= or executor=, not both: workers={workers} {what}, "
+                         "executor= uses yours")
     return int(workers)
 
 

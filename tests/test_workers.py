@@ -57,9 +57,9 @@ def test_bad_workers_are_refused(bad, error):
 
 def test_workers_and_executor_together_are_refused(no_pools):
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        with pytest.raises(ValueError, match="not both"):
+        with pytest.raises(ValueError, match="not both: workers=2 starts gpuqueens' own"):
             gpuqueens.count(8, backend="cpu", workers=2, executor=pool)
-        with pytest.raises(ValueError, match="not both"):
+        with pytest.raises(ValueError, match="not both: workers=1 runs the work in this process"):
             gpuqueens.nqueens(8, backend="cpu", workers=1, executor=pool)
         assert gpuqueens.count(8, backend="cpu", workers=None, executor=pool) == 92
 
