@@ -55,6 +55,15 @@ def test_bad_workers_are_refused(bad, error):
         gpuqueens.count(8, backend="cpu", workers=bad)
 
 
+@pytest.mark.parametrize("backend", ["cpu", "gpu"])
+def test_a_small_board_with_an_executor_does_not_claim_its_workers(backend, no_pools):
+    # n < 4 is counted here from every arrangement: nothing reaches the executor
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        result = gpuqueens.nqueens(2, backend=backend, executor=pool)
+    assert (result.total, result.backend) == (0, backend)
+    assert result.device == "this process (n < 4 needs no search; the executor was not used)"
+
+
 def test_workers_and_executor_together_are_refused(no_pools):
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         with pytest.raises(ValueError, match="not both: workers=2 starts gpuqueens' own"):

@@ -205,7 +205,9 @@ def nqueens(
                 description=f"n={n} [{used}]", recheck=recheck, result_width=UNIT_RESULT_WIDTH,
             )
             total, unique = combine(results)
-        device = chosen.describe()
+        # a small board never reaches the executor's workers: its device is not theirs
+        device = chosen.describe() if plan is not None or executor is None else (
+            "this process (n < 4 needs no search; the executor was not used)")
     return NQueensResult(n, total, unique, used, device, time.perf_counter() - start)
 
 
