@@ -1,10 +1,14 @@
 """Time the NumPy path against the seed program's single-thread CPU mode, in one run.
 
+The seed program is the CUDA N-Queens counter of the Japanese article this project started
+from (docs/performance.md, *The peers*); its source is not distributed with gpuqueens, so this
+script runs only where you have it.
+
     python bench/cpu_vs_seed.py 15 [--repeat 5] [--seed-tool peers/tools/seed_nqueens.sh]
 
 Needs the seed tool copied into peers/ by bench/prepare_peers.sh
 and nvcc to build it. Both programs are run alternately, ``--repeat`` times each; the
-table shows the median seconds and the ratio ours/seed (the issue's target: <= 2).
+table shows the median seconds and the ratio ours/seed (our target: at most 2).
 """
 
 from __future__ import annotations

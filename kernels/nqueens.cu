@@ -12,7 +12,7 @@
 // work items are many and none is empty. The grid is persistent: each thread takes the next
 // work item from a global counter (nq_fetch) whenever its subtree is done.
 //
-// The search loop (NqWorker::advance, engine v4) tries exactly one candidate per iteration,
+// The search loop (NqWorker::advance, since engine v4) tries exactly one candidate per iteration,
 // so that the lanes of a warp stay in step: there is no "back up a row" iteration.
 //   * The current row's state (cand, left, down, right) lives in registers, 32-bit words.
 //     `left` is never masked (bits past column n-1 are off the board and only move further).

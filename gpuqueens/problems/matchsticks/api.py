@@ -289,9 +289,9 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     With ``squares`` the count runs by the whole-grid sweep up to a shorter side of 5, by
     the centre join (the halves' sweeps with R exact, :mod:`.exact_join`) for a shorter side
     of 6 or 7 (on the CPU: 6×6 in seconds to minutes, 7×7 in minutes and gigabytes); on
-    the CPU unless ``backend="gpu"`` (:func:`square_tracking_backend`). R = 0 and R from
-    E - 4 to E (at most 4 sticks kept) are answered at once, on any grid (:func:`_closed_form`);
-    with few sticks kept, the count runs by sticks kept (:func:`_by_few_kept`).
+    the CPU unless ``backend="gpu"``. R = 0 and R from E - 4 to E (at most 4 sticks kept)
+    are answered at once, on any grid, from closed forms; with few sticks kept, the count
+    runs over the sticks kept instead of the sticks removed.
 
     The centre join runs as work units, one per centre stick pattern, and takes the run
     options of :func:`matchstick_table`: ``checkpoint``, ``executor``, ``progress``,
@@ -511,8 +511,10 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     ``squares``: a collection of S values (a list, a set, a range, a NumPy array of
     integers), each at most the grid's number of squares (default: S = 0..14, as far as
     the grid has squares); one S alone is asked as ``[S]``. The table comes from a
-    meet-in-the-middle join at the centre column (``docs/matchsticks.md``): 6×6 in a few
-    seconds, 7×7 in under 3 minutes on 2 cores (~6 GB per process) on the CPU; the shorter
+    meet-in-the-middle join at the centre column (``docs/matchsticks.md`` in the source
+    repository): 6×6 in a few
+    seconds, 7×7 in under 3 minutes on 2 cores (~6.4 GB at the peak in the process that builds
+    each round) on the CPU; the shorter
     side is limited to 7. The S that lose at most 30 of the grid's squares (every S of a
     grid up to 4×4) come from one whole-grid sweep kept to such configurations instead
     (seconds up to 7×7, longer on long grids); among them the S that no configuration has
@@ -526,9 +528,9 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     the rows with few squares lost are one unit, so a checkpointed table sweeps them twice.
 
     ``workers``: how many processes solve the units, as for :func:`gpuqueens.nqueens`.
-    ``None`` (the default): every usable core for a table expected to take half a minute
-    or more (6×7, 7×7), as many as memory holds (on the CPU one of them builds each round's
-    half sweeps, ~6 GB at the peak for 7×7, and the others share them through a file:
+    ``None`` (the default): every usable core for a table expected to take 20 s or more
+    (6×7, 7×7), or asked for an S above 14 from 5×6 on, as many as memory holds (on the CPU one of them builds each round's
+    half sweeps, ~6.4 GB at the peak for 7×7, and the others share them through a file:
     :mod:`.round_store`) and on the CPU at least one worker process, whose malloc
     set-up suits the half sweeps' large arrays (:mod:`gpuqueens.worker_setup`); else this
     process; ``1``: this process only. Or ``executor``: any executor (threads, processes, a
@@ -549,7 +551,7 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     h, w = orient(m, n)
     if h > MAX_JOIN_SHORT_SIDE:   # before the S values are read: they may be many
         raise ValueError(f"{m}×{n}: the table is limited to a shorter side of {MAX_JOIN_SHORT_SIDE} "
-                         f"(7×7 takes under 3 minutes on 2 cores and ~6 GB of memory a process); got {h}")
+                         f"(7×7 takes under 3 minutes on 2 cores and ~6.4 GB of memory at the peak); got {h}")
     wanted = _squares_asked(squares, m, n)
     cost = _table_cost(h, w, wanted)
     check_cost(cost)

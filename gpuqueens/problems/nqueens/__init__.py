@@ -147,8 +147,9 @@ def nqueens(
       A path that cannot hold a checkpoint, or a checkpoint that cannot be trusted, is
       refused with :class:`gpuqueens.CheckpointError` before any work.
     * ``workers``: how many processes solve the work units. ``None`` (the default): for a
-      long count (n >= 16 on the CPU, n >= 21 on the GPU), every usable core, or one process
-      per visible GPU (``CUDA_VISIBLE_DEVICES`` respected), else this process only; ``1``:
+      long count, every usable core (n >= 16), or one process per visible GPU
+      (``CUDA_VISIBLE_DEVICES`` respected; from n = 22, the first n whose plan has more
+      than one unit; one GPU: this process), else this process only; ``1``:
       this process only; ``k``: k worker processes (on the CPU at most one per usable
       core; on the GPU pinned to the visible GPUs in turn), this process coordinating.
       These workers do not import the main module, so a script needs no
