@@ -45,6 +45,12 @@ def test_environment_variable_sets_the_default(no_gpu, monkeypatch):
         gpuqueens.count(8)
     with pytest.raises(gpuqueens.BackendUnavailableError, match="^backend='gpu' was requested"):
         gpuqueens.count(8, backend="gpu")
+    for call in (lambda: gpuqueens.matchsticks(2, 2, removed=3, squares=1),  # by squares too
+                 lambda: gpuqueens.matchsticks(6, 6, removed=19, squares=0),
+                 lambda: gpuqueens.matchstick_counts(2, 2)):
+        with pytest.raises(gpuqueens.BackendUnavailableError,
+                           match=r"GPUQUEENS_BACKEND=gpu \(no backend= given\)"):
+            call()
     monkeypatch.setenv("GPUQUEENS_BACKEND", "quantum")
     with pytest.raises(ValueError, match="GPUQUEENS_BACKEND"):
         backends.resolve_backend(None)

@@ -157,7 +157,7 @@ def square_tracking_backend(backend: str | None) -> str:
     'cpu'
     """
     if requested_backend(backend) == "gpu":
-        return resolve_backend("gpu")
+        return resolve_backend(backend)  # as given: an error then names where "gpu" came from
     return "cpu"
 
 
@@ -343,7 +343,7 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     check_cost(cost)
     large = h >= MIN_POOL_SHORT_SIDE_BY_JOIN
     if requested_backend(backend) == "gpu":
-        backend = choose_backend("gpu", workers=workers, executor=executor, large_on_gpu=large)
+        backend = choose_backend(backend, workers=workers, executor=executor, large_on_gpu=large)
     else:
         backend = square_tracking_backend(backend)
     # a resumed count solves only what its checkpoint lacks: no worker processes for less
