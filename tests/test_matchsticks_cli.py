@@ -55,6 +55,10 @@ def test_parse_squares():
         parse_squares("a-b")
     with pytest.raises(argparse.ArgumentTypeError, match="a range goes up, as in 1-3"):
         parse_squares("0,3-1")
+    assert parse_squares(" 2 - 4 ,7") == [range(2, 5), range(7, 8)]
+    for bad in ("1--2", "-1", "+3", "1-", "3-4-5", ""):  # signs read as numbers once ("1--2":
+        with pytest.raises(argparse.ArgumentTypeError, match="takes numbers and ranges"):
+            parse_squares(bad)                           # "a range goes up, as in -2-1")
 
 
 @pytest.mark.parametrize("command", ["matchsticks", "matchstick-counts", "matchstick-table"])

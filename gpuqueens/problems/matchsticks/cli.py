@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import re
 import time
 
 from ...backends import resolve_backend
@@ -31,13 +32,12 @@ def parse_squares(text: str) -> list[range]:
     """
     parts = []
     for part in text.split(","):
-        low, dash, high = part.strip().partition("-")
-        try:
-            first = int(low)
-            last = int(high) if dash else first
-        except ValueError:
+        found = re.fullmatch(r"\s*([0-9]+)\s*(?:-\s*([0-9]+)\s*)?", part)  # no signs: "1--2"
+        if found is None:
             raise argparse.ArgumentTypeError(
-                f"--squares takes numbers and ranges like 0-14 or 1,3,5, not {text!r}") from None
+                f"--squares takes numbers and ranges like 0-14 or 1,3,5, not {text!r}")
+        first = int(found[1])
+        last = int(found[2]) if found[2] is not None else first
         if last < first:
             raise argparse.ArgumentTypeError(f"--squares {part.strip()}: a range goes up, as in {last}-{first}")
         parts.append(range(first, last + 1))
