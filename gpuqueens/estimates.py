@@ -44,12 +44,14 @@ def format_duration(seconds: float) -> str:
 def format_bytes(size: float) -> str:
     """A readable size in binary units.
 
-    >>> format_bytes(3 * 2**30)
-    '3.0 GiB'
+    >>> format_bytes(3 * 2**30), format_bytes(2.5 * 2**50), format_bytes(1e40)
+    ('3.0 GiB', '2.5 PiB', '8.7e+21 EiB')
     """
-    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+    for unit, scale in (("EiB", 2**60), ("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30),
+                        ("MiB", 2**20), ("KiB", 2**10)):
         if size >= scale:
-            return f"{size / scale:.1f} {unit}"
+            value = size / scale
+            return f"{value:.1f} {unit}" if value < 1e4 else f"{value:.1e} {unit}"
     return f"{size:.0f} B"
 
 

@@ -56,7 +56,10 @@ def quickly(call):
     (lambda: gpuqueens.matchstick_table(10**9, 10**9), "limited to a shorter side of 7"),
     (lambda: gpuqueens.matchsticks(10**9, 10**9, removed=1, squares=1), "shorter side of 7"),
     (lambda: gpuqueens.matchsticks(6, 20, removed=60, squares=3), "live entries .* needs about .* of memory"),
-    (lambda: gpuqueens.matchsticks(7, 10**9, removed=5, squares=2), "needs about .* of memory"),
+    (lambda: gpuqueens.matchsticks(7, 10**9, removed=5, squares=2),  # what holds the bytes
+     r"\(1 live entry in its half sweeps; its unit-square bound's tables, over the "
+     r"1,000,000,000 columns of points, .* PiB alone\) needs about .* PiB of memory"),
+    (lambda: gpuqueens.matchstick_counts(10**30, 1, backend="cpu"), r"about \d\.\de\+\d+ EiB"),
     (lambda: gpuqueens.matchstick_counts(10**9, 10**9, backend="cpu"), "shorter side of 13"),
 ])
 def test_oversized_requests_are_refused_at_once(machine, call, message):

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ...backends import device_free_bytes
-from ...estimates import available_memory
+from ...estimates import available_memory, format_bytes
 from .costs import Cost, amount, log2_binomial, prime_count, prime_search_seconds
 from .grid import square_count, stick_count
 
@@ -195,9 +195,10 @@ def exact_join_cost(h: int, w: int, removed: int, squares: int) -> Cost:
                                  * (words + 1 + primes))
     seconds = bound_seconds + prime_search_seconds(primes, 31) + sweep \
         + EXACT_JOIN_ENTRY_SECONDS * live * patterns
+    entries = SWEEP_COPIES * entry_bytes(words, primes) * live
     return Cost(f"counting the {h}×{w} grid by R = {removed} and S = {squares} "
-                f"({amount(live)} live entries in its half sweeps)",
-                bound_bytes + SWEEP_COPIES * entry_bytes(words, primes) * live, seconds, primes)
+                f"({_what_holds(live, entries, bound_bytes, w)})",
+                bound_bytes + entries, seconds, primes)
 
 
 #: The puzzle table: most live entries of a half sweep of ``c`` point columns, measured
@@ -303,9 +304,20 @@ def table_cost(h: int, w: int, wanted: list[int]) -> Cost:
     sweep *= h + 1
     join = JOIN_ENTRY_SECONDS * most * patterns * per_entry
     seconds = bound_seconds + prime_search_seconds(primes, 31) + (1 + LATER_ROUNDS) * (sweep + join)
-    memory = bound_bytes + SWEEP_COPIES * entry_bytes(words, primes) * most
-    return Cost(f"the {h}×{w} puzzle table ({amount(most)} live entries in its half sweeps)",
-                memory, seconds, primes)
+    entries = SWEEP_COPIES * entry_bytes(words, primes) * most
+    return Cost(f"the {h}×{w} puzzle table ({_what_holds(most, entries, bound_bytes, w)})",
+                bound_bytes + entries, seconds, primes)
+
+
+def _what_holds(live: float, entries: float, bound: float, w: int) -> str:
+    """The words for a join's memory: its half sweeps' live entries, and its unit-square
+    bound's tables where those weigh more (they grow with the grid's length: 7×10^9 with
+    one live entry needs terabytes for them alone)."""
+    said = f"{amount(live)} live entr{'y' if live == 1 else 'ies'} in its half sweeps"
+    if bound > entries:
+        said += (f"; its unit-square bound's tables, over the {w:,} columns of points, "
+                 f"{format_bytes(bound)} alone")
+    return said
 
 
 def table_round_live(h: int, w: int, wanted: list[int]) -> list[tuple[float, float]]:
