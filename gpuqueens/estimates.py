@@ -15,11 +15,12 @@ sizes measured on real machines (each problem documents its own model), and call
 from __future__ import annotations
 
 import os
+import time
 import warnings
 
 from .glibc import heap_free_bytes
 
-__all__ = ["LongRunWarning", "LONG_RUN_SECONDS", "warn_if_long", "check_memory",
+__all__ = ["LongRunWarning", "LONG_RUN_SECONDS", "warn_if_long", "Pace", "check_memory",
            "available_memory", "format_duration", "format_bytes"]
 
 #: Runs expected to take longer than this (seconds) are announced with a LongRunWarning.
@@ -99,3 +100,56 @@ def warn_if_long(what: str, seconds: float, *, stacklevel: int = 2) -> None:
     if seconds > LONG_RUN_SECONDS:
         warnings.warn(f"{what} is expected to take about {format_duration(seconds)}",
                       LongRunWarning, stacklevel=stacklevel + 1)
+
+
+class Pace:
+    """Watches a run that was estimated at under :data:`LONG_RUN_SECONDS`: once its own
+    pace projects it past that (a slower machine or GPU than the estimate's, or a count
+    the model underrates), one :class:`LongRunWarning` says so, with the projection.
+
+    ``what`` names the run, ``weight`` is the work still to do when it starts (in the
+    units' weights) and ``estimate`` its estimated seconds (``None``: nothing to watch;
+    above the threshold: it was announced before it started). The pace is judged from
+    :data:`PACE_MIN_SECONDS` on, past the set-up of the first units.
+
+    >>> pace = Pace("a toy run", weight=100, estimate=50)
+    >>> pace.advance(1, now=pace.start + 5), pace.advance(1, now=pace.start + 59)  # early; 49 min
+    (False, False)
+    >>> with warnings.catch_warnings(record=True) as seen:
+    ...     warnings.simplefilter("always")
+    ...     pace.advance(2, now=pace.start + 150)  # 4 of 100 in 150 s: 62 minutes in all
+    True
+    >>> str(seen[0].message)
+    'a toy run: this run did 4% of its work in 2.5 minutes; at that pace it takes about 1.0 hours (estimated at 50 s before it started)'
+    """
+
+    def __init__(self, what: str, *, weight: float, estimate: float | None) -> None:
+        self.what, self.weight, self.estimate = what, float(weight), estimate
+        self.done = 0.0
+        self.start = time.monotonic()
+        self.watching = estimate is not None and estimate <= LONG_RUN_SECONDS and weight > 0
+
+    def advance(self, weight: float, *, now: float | None = None, stacklevel: int = 2) -> bool:
+        """Count ``weight`` more work done; warn (once) and return ``True`` when the pace
+        projects the run past :data:`LONG_RUN_SECONDS`."""
+        if not self.watching:
+            return False
+        self.done += weight
+        elapsed = (time.monotonic() if now is None else now) - self.start
+        if elapsed < PACE_MIN_SECONDS or self.done <= 0:
+            return False
+        projected = elapsed * self.weight / self.done
+        if projected <= LONG_RUN_SECONDS:
+            return False
+        self.watching = False
+        warnings.warn(f"{self.what}: this run did {self.done / self.weight:.0%} of its work in "
+                      f"{format_duration(elapsed)}; at that pace it takes about "
+                      f"{format_duration(projected)} (estimated at "
+                      f"{format_duration(self.estimate)} before it started)",
+                      LongRunWarning, stacklevel=stacklevel + 1)
+        return True
+
+
+#: A run's pace is judged from this many seconds on (:class:`Pace`): earlier, the first
+#: units' set-up (worker processes, kernel compiles) weighs too much.
+PACE_MIN_SECONDS = 30.0

@@ -30,9 +30,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .estimates import Pace
 from .ledger import CheckpointError, Ledger, canonical_json, stored_keys
 from .progress import Progress, progress_enabled
 from .run_options import check_executor, check_run_options, executor_workers
+from .user_frames import user_stacklevel
 
 __all__ = ["WorkUnit", "run_units", "units_to_solve", "check_result", "check_run_options",
            "check_executor", "executor_workers", "CheckpointError"]
@@ -174,6 +176,7 @@ def run_units(
     max_in_flight: int | None = None,
     recheck: int = 1,
     result_width: int | None = None,
+    estimate: float | None = None,
 ) -> dict[str, tuple[int, ...]]:
     """Solve every unit with ``solve(unit.payload)`` and return ``{unit.key: result}``.
 
@@ -207,6 +210,10 @@ def run_units(
     * ``result_width``: how many numbers every unit gives, where the caller knows; a stored
       result of another length is refused (:class:`CheckpointError`) even when the stage
       has a single unit, which has no other to be compared with.
+    * ``estimate``: the seconds the caller expects the run to take, where it has an
+      estimate. A run estimated under an hour whose own pace projects it past one (a
+      slower machine than the estimate's) says so once, with a
+      :class:`gpuqueens.LongRunWarning` (:class:`gpuqueens.estimates.Pace`).
 
     Results are tuples of Python ints (see :func:`check_result`), as many for every unit,
     returned in unit order. If a unit fails, the results that had already arrived are
@@ -259,6 +266,8 @@ def run_units(
                 ledger.refuse(f"work unit {key!r} was solved again and gave {again}, but the "
                               f"checkpoint holds {results[key]}")
 
+        pace = Pace(description or f"the {job.get('problem', 'run')}'s work units",
+                    weight=sum(unit.weight for unit in pending), estimate=estimate)
         with Progress(
             len(units), sum(unit.weight for unit in units),
             enabled=show_bar, description=description,
@@ -281,6 +290,7 @@ def run_units(
                     ledger.record(unit.key, result)
                 results[unit.key] = result
                 bar.advance(unit.weight)
+                pace.advance(unit.weight, stacklevel=user_stacklevel())
                 if unit.key in early:
                     compare(unit.key, early.pop(unit.key))
 

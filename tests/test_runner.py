@@ -11,9 +11,12 @@ import sys
 import textwrap
 import threading
 import time
+import warnings
 
 import pytest
 
+import gpuqueens
+from gpuqueens import estimates
 from gpuqueens.ledger import CheckpointError
 from gpuqueens.runner import WorkUnit, check_result, run_units
 
@@ -340,3 +343,32 @@ def test_an_executor_already_shut_down_is_named_in_the_error(make):
     with pytest.raises(RuntimeError, match="after shutdown") as info:
         run_units(toy_units(3), toy_solve, job=JOB, executor=executor, progress=False)
     assert any("executor= takes no more work" in note for note in info.value.__notes__)
+
+
+def slow_square(payload: int) -> tuple[int]:
+    time.sleep(0.02)
+    return (payload * payload,)
+
+
+@pytest.fixture
+def short_hour(monkeypatch):
+    """An "hour" of 0.05 s, judged from the first unit on."""
+    monkeypatch.setattr(estimates, "LONG_RUN_SECONDS", 0.05)
+    monkeypatch.setattr(estimates, "PACE_MIN_SECONDS", 0.0)
+
+
+def test_a_run_slower_than_its_estimate_says_so_once(short_hour):
+    units = [WorkUnit(f"u{i}", i) for i in range(10)]  # 10 × 0.02 s: four "hours"
+    with pytest.warns(gpuqueens.LongRunWarning, match=r"^toy: this run did 10% of its work in") as seen:
+        results = run_units(units, slow_square, job={"problem": "toy"}, description="toy",
+                            estimate=0.01)
+    assert len(seen) == 1 and "(estimated at 0 s before it started)" in str(seen[0].message)
+    assert results["u9"] == (81,)
+
+
+@pytest.mark.parametrize("estimate", [None, 1.0])  # none to watch, or announced before the start
+def test_a_run_without_an_estimate_or_announced_already_is_not_watched(short_hour, estimate):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gpuqueens.LongRunWarning)
+        run_units([WorkUnit(f"u{i}", i) for i in range(5)], slow_square, job={"problem": "toy"},
+                  estimate=estimate)

@@ -73,7 +73,7 @@ UNFORESEEN_JOIN_CELLS = 30
 JOIN_MEMORY_SHARE = 0.15
 #: Problem 2 by the centre join uses every core by default from this shorter side: a 7×7
 #: count takes a minute or more (its half sweeps alone ~25 s), a 6×6 count from 0.1 s (at
-#: the table's fewest R) to many minutes (mid-range R), which the up-front estimate cannot
+#: the table's fewest R) to about an hour (mid-range R), which the up-front estimate cannot
 #: tell apart (docs/matchsticks.md, "Estimates"); ``workers=`` spreads a long 6×6 count.
 MIN_POOL_SHORT_SIDE_BY_JOIN = 7
 #: The smallest shorter side whose table ``backend="auto"`` sends to a usable GPU.
@@ -288,7 +288,7 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
 
     With ``squares`` the count runs by the whole-grid sweep up to a shorter side of 5, by
     the centre join (the halves' sweeps with R exact, :mod:`.exact_join`) for a shorter side
-    of 6 or 7 (on the CPU: 6×6 in seconds to minutes, 7×7 in minutes and gigabytes); on
+    of 6 or 7 (on the CPU: 6×6 in seconds to about an hour, 7×7 in minutes and gigabytes); on
     the CPU unless ``backend="gpu"``. R = 0 and R from E - 4 to E (at most 4 sticks kept)
     are answered at once, on any grid, from closed forms; with few sticks kept, the count
     runs over the sticks kept instead of the sticks removed.
@@ -354,7 +354,7 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
         _check_worker_memory(cost, backend, where)
         with executor_for(backend, **where, worker_even_alone=True) as chosen:
             run = {"checkpoint": checkpoint, "executor": chosen.executor, "progress": progress,
-                   "recheck": recheck}
+                   "recheck": recheck, "estimate": cost.seconds / chosen.processes}
             return count_exact_join(m, n, removed=removed, squares=squares, run=run,
                                     wrap_solver=chosen.solver, backend=backend,
                                     store=store if chosen.processes > 1 else None)

@@ -23,7 +23,7 @@ from ..._version import __version__
 from ...ledger import CheckpointError, canonical_json, check_checkpoint_path, stored_job
 from ...runner import check_run_options, run_units, units_to_solve
 from ...workers import check_workers, choose_backend, executor_for, planned_processes
-from .estimate import warn_if_long_count
+from .estimate import estimated_seconds, warn_if_long_count
 from .plan import (UNIT_RESULT_WIDTH, Plan, combine, plan_for, prefix_unit_keys, solve_unit,
                    work_units)
 
@@ -187,9 +187,11 @@ def nqueens(
     small = n < SMALLEST_PLANNED_N
     plan = None if small else _resumed_plan(checkpoint, n) or plan_for(n, used)
     where = dict(workers=workers, executor=executor, large=n >= POOL_MIN_N[used])
+    estimate = None
     if plan is not None:  # the estimate comes before anything is built or started
-        warn_if_long_count(n, used, planned_processes(used, **where, units=plan.unit_count),
-                           stacklevel=2)
+        processes = planned_processes(used, **where, units=plan.unit_count)
+        warn_if_long_count(n, used, processes, stacklevel=2)
+        estimate = estimated_seconds(n, used, processes)  # the run watches its own pace
     # no more processes than prefix units left to solve, which hold the work (the
     # symmetric unit is small): none for a resumed count with one or none left
     left = units_to_solve(prefix_unit_keys(plan), checkpoint, recheck) if plan is not None else 0
@@ -204,6 +206,7 @@ def nqueens(
                 work_units(plan, used), chosen.solver(solve_unit), job=plan.job(),
                 executor=chosen.executor, checkpoint=checkpoint, progress=progress,
                 description=f"n={n} [{used}]", recheck=recheck, result_width=UNIT_RESULT_WIDTH,
+                estimate=estimate,
             )
             total, unique = combine(results)
         # a small board never reaches the executor's workers: its device is not theirs
