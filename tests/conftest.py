@@ -39,6 +39,24 @@ def no_pools(monkeypatch):
     monkeypatch.setattr(workers, "WorkerPool", refuse)
 
 
+@pytest.fixture
+def keywords_of(monkeypatch):
+    """``keywords_of(module, name)``: a dict that keeps the keywords of the calls to
+    ``module.name`` during the test (each call still runs)."""
+    def spy(module, name: str) -> dict:
+        seen: dict = {}
+        real = getattr(module, name)
+
+        def recorded(*args, **kwargs):
+            seen.update(kwargs)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, recorded)
+        return seen
+
+    return spy
+
+
 # -- the puzzle table ---------------------------------------------------------------------
 
 @pytest.fixture

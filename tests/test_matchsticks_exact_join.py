@@ -147,16 +147,9 @@ def test_few_removals_on_long_grids_are_counted_not_refused(m, n, removed, monke
             assert gpuqueens.matchsticks(m, n, removed=removed, squares=s, backend="cpu") == ways[s]
 
 
-def test_the_join_watches_its_pace_against_its_estimate(monkeypatch):
+def test_the_join_watches_its_pace_against_its_estimate(keywords_of):
     from gpuqueens.problems.matchsticks import exact_join
 
-    seen = {}
-    real = exact_join.run_units
-
-    def spy(*args, **kwargs):
-        seen.update(kwargs)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(exact_join, "run_units", spy)
+    seen = keywords_of(exact_join, "run_units")
     assert gpuqueens.matchsticks(6, 6, removed=19, squares=0, backend="cpu", workers=1) == 16
     assert 0 < seen["estimate"] < 3600

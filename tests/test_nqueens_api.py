@@ -151,18 +151,11 @@ def test_resume_keeps_the_plan_of_the_checkpoint(tmp_path):
     assert gpuqueens.count(15, backend="cpu", checkpoint=path) == total(15)
 
 
-def test_the_count_watches_its_pace_against_its_estimate(monkeypatch):
+def test_the_count_watches_its_pace_against_its_estimate(keywords_of):
     # run_units gets the estimate, so that a machine slower than the estimate's says so
     from gpuqueens.problems import nqueens as nqueens_module
     from gpuqueens.problems.nqueens.estimate import estimated_seconds
 
-    seen = {}
-    real = nqueens_module.run_units
-
-    def spy(*args, **kwargs):
-        seen.update(kwargs)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(nqueens_module, "run_units", spy)
+    seen = keywords_of(nqueens_module, "run_units")
     assert gpuqueens.count(12, backend="cpu", workers=1) == total(12)
     assert seen["estimate"] == estimated_seconds(12, "cpu", 1)
