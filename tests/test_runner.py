@@ -357,7 +357,8 @@ def short_hour(monkeypatch):
     monkeypatch.setattr(estimates, "PACE_MIN_SECONDS", 0.0)
 
 
-def test_a_run_slower_than_its_estimate_says_so_once(short_hour):
+@pytest.mark.usefixtures("short_hour")
+def test_a_run_slower_than_its_estimate_says_so_once():
     units = [WorkUnit(f"u{i}", i) for i in range(10)]  # 10 × 0.02 s: four "hours"
     with pytest.warns(gpuqueens.LongRunWarning, match=r"^toy: this run did 10% of its work in") as seen:
         results = run_units(units, slow_square, job={"problem": "toy"}, description="toy",
@@ -366,8 +367,9 @@ def test_a_run_slower_than_its_estimate_says_so_once(short_hour):
     assert results["u9"] == (81,)
 
 
+@pytest.mark.usefixtures("short_hour")
 @pytest.mark.parametrize("estimate", [None, 1.0])  # none to watch, or announced before the start
-def test_a_run_without_an_estimate_or_announced_already_is_not_watched(short_hour, estimate):
+def test_a_run_without_an_estimate_or_announced_already_is_not_watched(estimate):
     with warnings.catch_warnings():
         warnings.simplefilter("error", gpuqueens.LongRunWarning)
         run_units([WorkUnit(f"u{i}", i) for i in range(5)], slow_square, job={"problem": "toy"},
