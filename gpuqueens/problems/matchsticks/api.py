@@ -512,10 +512,9 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     integers), each at most the grid's number of squares (default: S = 0..14, as far as
     the grid has squares); one S alone is asked as ``[S]``. The table comes from a
     meet-in-the-middle join at the centre column (``docs/matchsticks.md`` in the source
-    repository): 6×6 in a few
-    seconds, 7×7 in under 3 minutes on 2 cores (~6.4 GB at the peak in the process that builds
-    each round) on the CPU; the shorter
-    side is limited to 7. The S that lose at most 30 of the grid's squares (every S of a
+    repository): 6×6 in a few seconds, 7×7 in under 3 minutes on 2 cores (~6.4 GB at the
+    peak in the process that builds each round) on the CPU; the shorter side is limited
+    to 7. The S that lose at most 30 of the grid's squares (every S of a
     grid up to 4×4) come from one whole-grid sweep kept to such configurations instead
     (seconds up to 7×7, longer on long grids); among them the S that no configuration has
     (``None`` in the table). ``backend``: where the join (its half sweeps and its pairing) runs (``"auto"``:
@@ -529,8 +528,9 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
 
     ``workers``: how many processes solve the units, as for :func:`gpuqueens.nqueens`.
     ``None`` (the default): every usable core for a table expected to take 20 s or more
-    (6×7, 7×7), or asked for an S above 14 from 5×6 on, as many as memory holds (on the CPU one of them builds each round's
-    half sweeps, ~6.4 GB at the peak for 7×7, and the others share them through a file:
+    (6×7, 7×7), or asked for an S above 14 from 5×6 on, as many as memory holds (on the
+    CPU one of them builds each round's half sweeps, ~6.4 GB at the peak for 7×7, and the
+    others share them through a file:
     :mod:`.round_store`) and on the CPU at least one worker process, whose malloc
     set-up suits the half sweeps' large arrays (:mod:`gpuqueens.worker_setup`); else this
     process; ``1``: this process only. Or ``executor``: any executor (threads, processes, a
