@@ -23,7 +23,8 @@ import warnings
 from dataclasses import dataclass
 
 from . import _probe
-from .fork_safety import cuda_initialised_here, note_cuda_initialised
+from .fork_safety import (cuda_initialised_here, forked_after_cuda, note_cuda_initialised,
+                          raise_if_forked_after_cuda)
 from .user_frames import user_stacklevel
 
 __all__ = [
@@ -200,7 +201,11 @@ def resolve_backend(backend: str | None = "auto", *, here: bool = True) -> str:
     backend = requested_backend(backend)
     if backend == "cpu":
         return "cpu"
-    if here:
+    if here and forked_after_cuda():  # CUDA cannot work in a fork of a process that used it
+        if backend == "gpu":
+            raise_if_forked_after_cuda()  # CUDAForkError, with what to do instead
+        usable, reason = False, "this process was forked from one that had initialised CUDA"
+    elif here:
         usable, reason = gpu_status()
     else:
         report = gpu_report(here=False)

@@ -106,6 +106,30 @@ def test_a_count_inside_a_forked_worker_says_why_it_cannot_use_cuda(fake_gpu, fo
         fork_pool.submit(gpuqueens.count, 8, backend="gpu").result(timeout=300)
 
 
+def _matchstick_counts_in_a_fork(backend: str):
+    """In the forked worker: the backend a matchstick count resolves to there."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        chosen = backends.resolve_backend(backend)
+    return chosen, [str(w.message) for w in seen]
+
+
+def test_matchstick_counts_in_a_forked_worker_say_why_it_cannot_use_cuda(fake_gpu, fork_pool):
+    # they once met CUDA's own cudaErrorInitializationError there; "auto" falls back
+    fake_gpu()
+    backends.gpu_status()
+    with pytest.raises(CUDAForkError, match="was forked from a process that had already initialised CUDA"):
+        fork_pool.submit(gpuqueens.matchstick_counts, 3, 3, backend="gpu").result(timeout=300)
+    with pytest.raises(CUDAForkError, match="forkserver"):
+        fork_pool.submit(gpuqueens.matchsticks, 5, 5, removed=12, squares=3,
+                         backend="gpu").result(timeout=300)
+    chosen, said = fork_pool.submit(_matchstick_counts_in_a_fork, "auto").result(timeout=300)
+    assert chosen == "cpu" and any("forked from one that had initialised CUDA" in line
+                                   for line in said), said
+
+
 def test_a_forked_worker_without_the_check_fails_deep_in_cuda(fake_gpu, fork_pool):
     fake_gpu()
     backends.gpu_status()
