@@ -129,8 +129,11 @@ def test_the_fake_rejects_a_grid_that_misses_tiles(fake_gpu):
 
 
 def test_not_enough_device_memory_is_a_clear_error():
-    with pytest.raises(MemoryError, match="GiB"):
+    with pytest.raises(ValueError, match=r"24×24: one group of 8 lanes needs 4\.0 GiB of device "
+                                         r"memory, 1\.0 GiB are free"):
         gpu.lanes_per_batch(24, 24, 2**30)
+    with pytest.raises(ValueError, match=r"needs 16\.0 MiB .* 9\.5 MiB are free"):  # not "0.0 GiB"
+        gpu.lanes_per_batch(16, 16, 10**7)
 
 
 def test_public_api_on_the_gpu_path(fake_gpu):

@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from ...backends import device_free_bytes
+from ...estimates import format_bytes
 from ...kernels import wait_for_device
 from .count_bound import count_bound
 from .evaluation import LANES, TILE_STEPS, count_by_removed_evaluated, join_weights, sweep_plan
@@ -68,8 +69,9 @@ def lanes_per_batch(h: int, w: int, free_bytes: int) -> int:
     groups = int(free_bytes * MEMORY_FRACTION) // (state_bytes_per_lane(h, w) * LANES)
     if groups < 1:
         need = state_bytes_per_lane(h, w) * LANES
-        raise MemoryError(f"{h}×{w}: one group of {LANES} lanes needs {need / 2**30:.1f} GiB of "
-                          f"device memory, {free_bytes / 2**30:.1f} GiB are free")
+        # a ValueError, as every memory refusal before the work (the CLI: one line, exit 2)
+        raise ValueError(f"{h}×{w}: one group of {LANES} lanes needs {format_bytes(need)} of "
+                         f"device memory, {format_bytes(free_bytes)} are free")
     return groups * LANES
 
 
