@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from .backends import resolve_backend
-from .fork_safety import raise_if_forked_after_cuda
 from .glibc import glibc_function
 
 __all__ = ["WorkerSolve", "prepare_process", "tune_malloc", "keep_large_blocks", "one_blas_thread",
@@ -155,8 +154,9 @@ def prepare_process(backend: str, *, worker: bool) -> None:
         _malloc_done = (os.getpid(), tune_malloc())
         one_blas_thread()
     if backend == "gpu":
-        raise_if_forked_after_cuda()
-        resolve_backend("gpu")  # the probe, in this process, where the GPU work runs
+        # the probe, in this process, where the GPU work runs; in a fork of a process that
+        # had initialised CUDA it raises CUDAForkError itself
+        resolve_backend("gpu")
     _prepared.add(key)
 
 

@@ -23,7 +23,7 @@ from ..._version import __version__
 from ...ledger import CheckpointError, canonical_json, check_checkpoint_path, stored_job
 from ...runner import check_run_options, run_units, units_to_solve
 from ...workers import check_workers, choose_backend, executor_for, planned_processes
-from .estimate import estimated_seconds, warn_if_long_count
+from .estimate import warn_if_long_count
 from .plan import (UNIT_RESULT_WIDTH, Plan, combine, plan_for, prefix_unit_keys, solve_unit,
                    work_units)
 
@@ -189,9 +189,8 @@ def nqueens(
     where = dict(workers=workers, executor=executor, large=n >= POOL_MIN_N[used])
     estimate = None
     if plan is not None:  # the estimate comes before anything is built or started
-        processes = planned_processes(used, **where, units=plan.unit_count)
-        warn_if_long_count(n, used, processes, stacklevel=2)
-        estimate = estimated_seconds(n, used, processes)  # the run watches its own pace
+        estimate = warn_if_long_count(  # the run then watches its own pace against it
+            n, used, planned_processes(used, **where, units=plan.unit_count), stacklevel=2)
     # no more processes than prefix units left to solve, which hold the work (the
     # symmetric unit is small): none for a resumed count with one or none left
     left = units_to_solve(prefix_unit_keys(plan), checkpoint, recheck) if plan is not None else 0

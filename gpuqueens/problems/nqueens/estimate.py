@@ -101,13 +101,15 @@ def estimated_seconds(n: int, backend: str, workers: int = 1) -> float:
     return seconds_per_solution * growth ** (n - n0) * solution_count(n) / max(1, workers)
 
 
-def warn_if_long_count(n: int, backend: str, workers: int = 1, *, stacklevel: int = 2) -> None:
-    """A :class:`gpuqueens.LongRunWarning` when counting n is expected to take over an hour.
+def warn_if_long_count(n: int, backend: str, workers: int = 1, *, stacklevel: int = 2) -> float:
+    """A :class:`gpuqueens.LongRunWarning` when counting n is expected to take over an hour;
+    returns the estimate (seconds), which the run then watches its pace against.
 
     ``stacklevel`` counts from the caller of this function, as for :func:`warnings.warn`.
     """
     where = "one CPU core" if backend == "cpu" else "one GPU (at a rate measured on an H200)"
     if workers > 1:
         where = f"{workers} workers, each counted as {where},"
-    warn_if_long(f"counting n={n} on {where}", estimated_seconds(n, backend, workers),
-                 stacklevel=stacklevel + 1)
+    seconds = estimated_seconds(n, backend, workers)
+    warn_if_long(f"counting n={n} on {where}", seconds, stacklevel=stacklevel + 1)
+    return seconds
