@@ -1,5 +1,6 @@
-"""Measure the constants of the matchstick cost models (gpuqueens/problems/matchsticks/costs.py
-and square_costs.py).
+"""Measure the constants of the matchstick cost models.
+
+The models are gpuqueens/problems/matchsticks/costs.py and square_costs.py.
 
     python bench/calibrate_matchsticks.py            # prints each constant and what it came from
 

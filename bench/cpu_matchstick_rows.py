@@ -24,15 +24,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import gpuqueens  # noqa: E402
+from bench.grid_args import parse_grid  # noqa: E402
 from gpuqueens.problems.matchsticks.cli import parse_squares  # noqa: E402
-
-
-def parse_grid(text: str) -> tuple[int, int]:
-    try:
-        m, n = (int(side) for side in text.lower().split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a grid is MxN, like 7x7, not {text!r}") from None
-    return m, n
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,5 +1,7 @@
-"""Sample the puzzle table's first round on a grid too large to finish: its half sweeps once,
-then a few centre patterns, each timed; project the round's time and memory.
+"""Sample the puzzle table's first round on a grid too large to finish, and project its cost.
+
+The round's half sweeps are built once, then a few centre patterns are joined, each timed;
+the round's time and memory are projected from them.
 
 On a machine with an NVIDIA GPU (CUDA 12 or 13 driver), from a checkout of gpuqueens:
 
@@ -45,12 +47,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.cpu_matchstick_rows import parse_grid  # noqa: E402
 from bench.gpu_matchsticks import peak_bytes  # noqa: E402
 from bench.gpu_required import require_cupy  # noqa: E402
+from bench.grid_args import parse_grid  # noqa: E402
 from gpuqueens.problems.matchsticks.cli import parse_squares  # noqa: E402
 from gpuqueens.problems.matchsticks.gpu import array_module  # noqa: E402
-from gpuqueens.problems.matchsticks.grid import orient  # noqa: E402
+from gpuqueens.problems.matchsticks.grid import orient, square_count  # noqa: E402
 from gpuqueens.problems.matchsticks.pairing import (JoinStats, centre_patterns, join_centre,  # noqa: E402
                                                     prepare_round)
 from gpuqueens.problems.matchsticks.table import first_round, merge_fewest, table_rows  # noqa: E402
@@ -99,10 +101,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.backend == "gpu":
         require_cupy("gpu_matchstick_sample")
     h, w = orient(*args.grid)
-    _, rest = split_squares(h, w, sorted({q for part in args.squares for q in part}))
-    if not rest:
-        parser.error("every S asked comes from the top sweep, not the join: nothing to sample")
-    caps, level = first_round(h, w, rest)
+    asked = sorted({q for part in args.squares for q in part})
+    squares = [q for q in asked if q <= square_count(h, w)]
+    if not squares:
+        parser.error(f"--squares: a {h}×{w} grid has {square_count(h, w)} squares; "
+                     f"no S asked is possible")
+    _, rest = split_squares(h, w, squares)
+    caps, level = first_round(h, w, rest) if rest else ({}, 0)
+    if not caps:
+        parser.error("every S asked comes from the top sweep or is impossible, not from the "
+                     "join: nothing to sample")
     print(f"{h}×{w}, first round: level {level}, caps {caps}", flush=True)
 
     start = time.perf_counter()
@@ -141,6 +149,10 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(json.dumps(summary, indent=1))
     if args.check:
         table = {q: (r, ways) for q, r, ways in table_rows(h, w, rest, backend=args.backend) if q in found}
+        if not found:
+            print("check: the first round found no row (its S lie above the round's caps): "
+                  "nothing to compare")
+            return 1
         if table != found:
             print(f"the first round's rows differ from the table's: {found} against {table}")
             return 1

@@ -50,27 +50,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.grid_args import parse_grids  # noqa: E402
 from bench.gpu_required import require_cupy  # noqa: E402
 from gpuqueens.problems.matchsticks.api import matchsticks  # noqa: E402
 from gpuqueens.problems.matchsticks.grid import square_count  # noqa: E402
 from gpuqueens.problems.matchsticks.pairing import JoinStats  # noqa: E402
 from gpuqueens.problems.matchsticks.sweep import table_rows_by_sweep  # noqa: E402
-from gpuqueens.problems.matchsticks.table import table_rows  # noqa: E402
-
-
-def parse_grids(text: str) -> list[tuple[int, int]]:
-    """"5-7,4x9" -> [(5, 5), (6, 6), (7, 7), (4, 9)]."""
-    grids = []
-    for part in text.split(","):
-        if "x" in part:
-            m, n = part.split("x")
-            grids.append((int(m), int(n)))
-        elif "-" in part:
-            lo, hi = part.split("-")
-            grids += [(k, k) for k in range(int(lo), int(hi) + 1)]
-        else:
-            grids.append((int(part), int(part)))
-    return grids
+from gpuqueens.problems.matchsticks.table import MAX_JOIN_SHORT_SIDE, table_rows  # noqa: E402
 
 
 def timed_table(m: int, n: int, squares: list[int], backend: str) -> tuple[float, list, JoinStats]:
@@ -112,7 +98,8 @@ def run_grid(m: int, n: int, args) -> dict:
             raise SystemExit(f"{m}×{n}: the GPU table differs from the whole-grid sweep "
                              f"for S in {asked}")
         row["checks"].append("sweep")
-    exact = [r for r in rows if args.exact_squares is None or r[0] in args.exact_squares]
+    exact = [r for r in rows if (args.exact_squares is None or r[0] in args.exact_squares)
+             and r[1] is not None]  # (S, None, 0): no configuration has S squares
     if exact:
         begin = time.perf_counter()
         for q, fewest, ways in exact:
@@ -126,7 +113,7 @@ def run_grid(m: int, n: int, args) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--grids", default="5-7", help="e.g. 5-7 or 4x9,6x7")
+    parser.add_argument("--grids", type=parse_grids, default="5-7", help="e.g. 5-7 or 4x9,6x7")
     parser.add_argument("--repeats", type=int, default=2, help="warm runs after the first")
     parser.add_argument("--cpu-max", type=int, default=6, help="CPU table up to this short side")
     parser.add_argument("--sweep-squares", default="0,1,2,4",
@@ -135,12 +122,17 @@ def main(argv: list[str] | None = None) -> None:
                         help="S rows checked by problem 2 on the GPU ('all', or '' for none)")
     parser.add_argument("--json", type=Path, help="write the rows here")
     args = parser.parse_args(argv)
+    beyond = [f"{m}x{n}" for m, n in args.grids if min(m, n) > MAX_JOIN_SHORT_SIDE]
+    if beyond:
+        parser.error(f"--grids {','.join(beyond)}: the table is limited to a shorter side of "
+                     f"{MAX_JOIN_SHORT_SIDE}; bench/gpu_matchstick_sample.py samples a larger "
+                     f"grid's first round")
     require_cupy("gpu_matchstick_table")
     args.sweep_squares = [int(q) for q in args.sweep_squares.split(",") if q]
     args.exact_squares = None if args.exact_squares == "all" else \
         [int(q) for q in args.exact_squares.split(",") if q]
     rows = []
-    for m, n in parse_grids(args.grids):
+    for m, n in args.grids:
         row = run_grid(m, n, args)
         print(json.dumps(row), flush=True)
         rows.append(row)

@@ -52,25 +52,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.grid_args import parse_grids  # noqa: E402
 from bench.gpu_required import require_cupy  # noqa: E402
 from gpuqueens.problems.matchsticks.transfer_work import H100, evaluation_work, method_cost  # noqa: E402
 from gpuqueens.problems.matchsticks.grid import stick_count  # noqa: E402
-from gpuqueens.problems.matchsticks.transfer import count_by_removed  # noqa: E402
-
-
-def parse_grids(text: str) -> list[tuple[int, int]]:
-    """"10-12,20,4x9" -> [(10, 10), (11, 11), (12, 12), (20, 20), (4, 9)]."""
-    grids = []
-    for part in text.split(","):
-        if "x" in part:
-            m, n = part.split("x")
-            grids.append((int(m), int(n)))
-        elif "-" in part:
-            low, high = part.split("-")
-            grids += [(s, s) for s in range(int(low), int(high) + 1)]
-        else:
-            grids.append((int(part), int(part)))
-    return grids
+from gpuqueens.problems.matchsticks.transfer import MAX_GPU_TRANSFER_SHORT_SIDE, count_by_removed  # noqa: E402
 
 
 def check_ends(m: int, n: int, counts: list[int]) -> None:
@@ -129,7 +115,8 @@ def run_grid(cupy, m: int, n: int, args) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--grids", default="10-18,20", help="e.g. 10-18,20 or 4x9,12x30")
+    parser.add_argument("--grids", type=parse_grids, default="10-18,20",
+                        help="e.g. 10-18,20 or 4x9,12x30")
     parser.add_argument("--repeats", type=int, default=3, help="warm runs after the first")
     parser.add_argument("--cpu-max", type=int, default=11, help="check on the CPU up to this short side")
     parser.add_argument("--cupy-max", type=int, default=16, help="check with the CuPy transfer up to this")
@@ -139,6 +126,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.memory_gb is not None and args.memory_gb <= 0:
         parser.error(f"--memory-gb must be positive, got {args.memory_gb}")
+    beyond = [f"{m}x{n}" for m, n in args.grids if min(m, n) > MAX_GPU_TRANSFER_SHORT_SIDE]
+    if beyond:
+        parser.error(f"--grids {','.join(beyond)}: the GPU transfer is limited to a shorter side "
+                     f"of {MAX_GPU_TRANSFER_SHORT_SIDE}")
     require_cupy("gpu_matchsticks")
 
     import cupy
@@ -150,7 +141,7 @@ def main(argv: list[str] | None = None) -> None:
 
     print(f"device: {device_name('gpu')}", flush=True)
     rows = []
-    for m, n in parse_grids(args.grids):
+    for m, n in args.grids:
         row = run_grid(cupy, m, n, args)
         rows.append(row)
         print(json.dumps({k: v for k, v in row.items() if k != "counts"}), flush=True)  # counts: --json only

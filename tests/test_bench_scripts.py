@@ -202,3 +202,27 @@ def test_device_run_takes_the_interpreter_from_PYTHON(tmp_path):
                env=dict(os.environ, PYTHON=str(fake)))
     assert done.returncode == 1
     assert "bench/gpu_nqueens.py --nmin 4" in marker.read_text()
+
+
+@pytest.mark.parametrize("script, args, says", [
+    ("gpu_matchsticks.py", ["--grids", "3x"], "a grid is MxN, like 7x7, not '3x'"),
+    ("gpu_matchsticks.py", ["--grids", "0"], "no grid"),
+    ("gpu_matchsticks.py", ["--grids", "4,25"], "--grids 25x25: the GPU transfer is limited to a shorter side of 24"),
+    ("gpu_matchstick_table.py", ["--grids", "8"], "bench/gpu_matchstick_sample.py samples"),
+    ("gpu_matchstick_sample.py", ["3x3", "--backend", "cpu", "--squares", "99"],
+     "a 3×3 grid has 14 squares; no S asked is possible"),
+    ("gpu_matchstick_sample.py", ["2x2", "--backend", "cpu", "--patterns", "all"],
+     "nothing to sample"),
+    ("gpu_nqueens.py", ["--nmin", "4", "--nmax", "6", "--path", "direct", "--split", "2"],
+     "--split 2: no n in 4..6 leaves room below its mark row"),
+])
+def test_matchstick_and_nqueens_scripts_refuse_what_they_cannot_run(without_cupy, script, args, says):
+    # refused before CuPy is looked for: the same line on a GPU machine
+    line = one_line_error(run(sys.executable, str(BENCH / script), *args, env=without_cupy), 2)
+    assert says in line
+
+
+def test_gpu_matchstick_sample_help_is_whole_sentences():
+    done = run(sys.executable, str(BENCH / "gpu_matchstick_sample.py"), "--help")
+    description = done.stdout.split("\n\n")[1]
+    assert done.returncode == 0 and description.rstrip().endswith(".")

@@ -199,3 +199,19 @@ def test_gpu_table_benchmark_script_dry_run(tmp_path):
     rows = json.loads(out.read_text())
     assert [r["grid"] for r in rows] == ["3x4"] and rows[0]["checks"] == ["cpu", "sweep", "exact"]
     assert tuple(tuple(r) for r in rows[0]["rows"]) == gpuqueens.matchstick_table(3, 4, backend="cpu").rows
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_gpu_table_benchmark_script_checks_only_the_possible_rows(tmp_path):
+    # 3×3 has no configuration with S = 12 or 13: problem 2 is checked at the other rows' R
+    out = tmp_path / "rows.json"
+    root = Path(__file__).resolve().parent.parent
+    result = subprocess.run(
+        [sys.executable, str(root / "tests" / "fake_gpu_run.py"),
+         str(root / "bench" / "gpu_matchstick_table.py"), "--grids", "3", "--repeats", "0",
+         "--cpu-max", "0", "--sweep-squares", "", "--json", str(out)],
+        capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(out.read_text())[0]
+    assert rows["checks"] == ["exact"] and [12, None, 0] in rows["rows"]
