@@ -225,8 +225,11 @@ def cold_seconds(n: int, mark: int, path: str) -> float:
              *(["--split", str(SPLIT)] if SPLIT is not None else []),
              *(["--expand", str(EXPAND)] if EXPAND is not None else []),
              "--block-size", str(BLOCK_SIZE)],
-            env=env, capture_output=True, text=True, check=True,
+            env=env, capture_output=True, text=True,
         )
+    if child.returncode != 0:
+        tail = "\n".join(child.stderr.strip().splitlines()[-15:])
+        raise RuntimeError(f"n={n}: the cold process failed (exit {child.returncode}):\n{tail}")
     return float(json.loads(child.stdout.strip().splitlines()[-1])["seconds"])
 
 
@@ -301,6 +304,12 @@ def block_size_arg(text: str) -> int | str:
 def mark_for(n: int, args) -> int:
     """The prefix row of n: --mark, else default_mark(n), kept inside 2..n-1."""
     return max(2, min(args.mark if args.mark else default_mark(n), n - 1))
+
+
+def fits_cut(n: int, args) -> bool:
+    """Whether n's prefix row leaves room for --split or --expand: mark + rows <= n - 1."""
+    rows = args.split if args.split is not None else args.expand
+    return rows is None or mark_for(n, args) + rows <= n - 1
 
 
 def bench_row(n: int, args) -> dict:
@@ -403,6 +412,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--nmin {args.nmin} is above --nmax {args.nmax}")
     if args.repeats < 1:
         parser.error(f"--repeats {args.repeats}: at least 1 timed run per n")
+    boards = [n for n in range(args.nmin, args.nmax + 1) if fits_cut(n, args)]
+    if not boards:
+        cut = "split" if args.split is not None else "expand"
+        parser.error(f"--{cut} {getattr(args, cut)}: no n in {args.nmin}..{args.nmax} leaves "
+                     f"room below its mark row (mark + rows <= n - 1)")
     if args.cold_child is not None:
         _cold_child(args.cold_child, args.mark, args.path)
         return 0
@@ -423,13 +437,16 @@ def main(argv: list[str] | None = None) -> int:
     split += "" if args.block_size == DEFAULT_BLOCK_SIZE else f", block_size={args.block_size}"
     split += ", short launches" if args.short_launches else ""
     print(f"# gpuqueens N-Queens on {device_line()}, path={args.path}{split}")
+    if boards[0] > args.nmin:
+        skipped = f"{args.nmin}..{boards[0] - 1}" if boards[0] - 1 > args.nmin else f"{args.nmin}"
+        print(f"# n={skipped} skipped: no room below the mark row for the cut")
     print(HEADER, flush=True)
     start = time.perf_counter()
-    warm_up(args.nmin, mark_for(args.nmin, args), args.path)
+    warm_up(boards[0], mark_for(boards[0], args), args.path)
     rows: list[dict] = []
     write_rows(args.json, rows)
     next_s = 0.0  # at most how long the next row takes
-    for n in range(args.nmin, args.nmax + 1):
+    for n in boards:
         spent = time.perf_counter() - start
         if args.budget_s is not None and spent + next_s > args.budget_s:
             print(f"# n={n}..{args.nmax} skipped: n={n} may take {next_s:.0f} s, "

@@ -506,11 +506,13 @@ def test_gpu_benchmark_script_takes_the_depth_of_work_items(tmp_path):
 def test_gpu_benchmark_script_takes_the_expanded_rows(tmp_path):
     # --expand 3: the search a row deeper than the default (run on a GPU)
     out = tmp_path / "rows.json"
-    result = run_benchmark("--nmin", "11", "--nmax", "11", "--no-cold", "--repeats", "1", "--path", "direct",
+    result = run_benchmark("--nmin", "8", "--nmax", "11", "--no-cold", "--repeats", "1", "--path", "direct",
                            "--expand", "3", "--json", str(out))
     assert result.returncode == 0, result.stderr
     assert "expand=3" in result.stdout
-    assert [(r["n"], r["total"], r["unique"]) for r in json.loads(out.read_text())] == [(11, total(11), unique(11))]
+    assert "# n=8 skipped: no room below the mark row" in result.stdout  # mark 5 + 3 rows > 7
+    assert [(r["n"], r["total"], r["unique"]) for r in json.loads(out.read_text())] == \
+        [(n, total(n), unique(n)) for n in (9, 10, 11)]
     both = run_benchmark("--nmin", "11", "--nmax", "11", "--path", "direct", "--expand", "1", "--split", "1")
     assert both.returncode == 2 and "give one" in both.stderr
     api = run_benchmark("--nmin", "11", "--nmax", "11", "--expand", "1")
