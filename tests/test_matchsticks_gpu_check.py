@@ -79,3 +79,12 @@ def test_the_check_round_is_the_first_round_of_the_4x4_table():
 
     h, w, caps, level = gpu_check.CHECK_ROUND
     assert first_round(h, w, sorted(caps)) == (caps, level)
+
+
+def test_too_little_memory_for_the_check_says_it_is_the_check(fake_gpu, monkeypatch):
+    # a 2×2 count fits where the check's 4×5 does not: the 4×5 grid would otherwise be the
+    # only grid the error names
+    monkeypatch.setattr(gpu, "device_free_bytes", lambda xp: 2000)  # 2×2 needs 1.2 kB, 4×5 2.4 kB
+    with pytest.raises(ValueError, match=r"^the check of the GPU before its first matchstick count "
+                                         r".* could not run: 4×5: .* are free"):
+        gpuqueens.matchstick_counts(2, 2, backend="gpu")

@@ -41,7 +41,13 @@ def check_device(path: str) -> None:
 
 @functools.lru_cache(maxsize=None)
 def _check_device_of(device_id: int, path: str) -> None:
-    for what, got, want in (_transfer_pairs() if path == "transfer" else _join_pairs()):
+    try:
+        pairs = _transfer_pairs() if path == "transfer" else _join_pairs()
+    except (ValueError, MemoryError) as error:  # too little free device memory, even for these
+        # (the small grid the message names is the check's, not the count asked for)
+        raise ValueError(f"the check of the GPU before its first matchstick count (a small grid "
+                         f"on the GPU against the CPU) could not run: {error}") from error
+    for what, got, want in pairs:
         if got != want:
             raise DeviceCheckError.wrong(what, got, want)
 
