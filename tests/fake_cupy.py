@@ -152,6 +152,17 @@ class DeviceArray(np.ndarray):
             return out[0] if len(out) == 1 else out
         return _on_device(result)
 
+    # == and != by hand: NumPy 1.x turns the TypeError of __array_ufunc__ into a warning there
+    def __eq__(self, other):
+        if isinstance(other, (list, tuple)) or _is_host_array(other):
+            raise _refusal("equal", other)
+        return super().__eq__(other)
+
+    def __ne__(self, other):
+        if isinstance(other, (list, tuple)) or _is_host_array(other):
+            raise _refusal("not_equal", other)
+        return super().__ne__(other)
+
     def __array_function__(self, func, types, args, kwargs):
         _refuse_host(func.__name__, args, kwargs)
         plain = {key: _plain(value) for key, value in kwargs.items()}

@@ -5,7 +5,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from gpuqueens.problems.matchsticks.keys import U64, KeyLayout
+from gpuqueens.problems.matchsticks.keys import U64, KeyLayout, bit_count
 from gpuqueens.problems.matchsticks.point_masks import point_masks, unit_square_bits
 
 
@@ -56,7 +56,7 @@ def test_point_tables_settle_each_entry_as_the_rule_says(h, w):
                     for word, opened in zip(kept, masks.open)]
             cleared = [word if clear is None else word & clear
                        for word, clear in zip(keys, masks.clear)]
-            closed = sum(np.bitwise_count(word & close[index]).astype(int)
+            closed = sum(bit_count(np, word & close[index])
                          for word, close in zip(keys, masks.close) if close is not None)
             for e in range(len(index)):
                 entry = [word[e:e + 1] for word in keys]
