@@ -15,12 +15,10 @@ while the exact count of finished units is shown beside the bar.
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import os
 import sys
 import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -116,13 +114,42 @@ def _fixed_size() -> tuple[int, int] | None:
     return FALLBACK_SIZE if size.columns <= 0 or size.lines <= 0 else None
 
 
-def _make_bar(total: float, initial: float, description: str, postfix: str) -> Any | None:
-    """A tqdm bar, or ``None`` when tqdm is not installed (then progress is silent)."""
+class _DroppingStream:
+    """The stream a bar draws on: a write that fails (a full disk, a closed file) is dropped
+    and remembered, so that the bar can go away and the count go on. tqdm must never see
+    the error: its refresh releases tqdm's global lock only after a drawing that returned, so
+    a raising write would leave the lock held and hang every other thread that draws a bar."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.failed = False
+
+    def write(self, text: str) -> int:
+        if not self.failed:
+            try:
+                return self.stream.write(text)
+            except (OSError, ValueError):
+                self.failed = True
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.failed:
+            try:
+                self.stream.flush()
+            except (OSError, ValueError):
+                self.failed = True
+
+    def __getattr__(self, name: str) -> Any:  # encoding, fileno, isatty: the stream's own
+        return getattr(self.stream, name)
+
+
+def _make_bar(total: float, initial: float, description: str, postfix: str,
+              file: _DroppingStream) -> Any | None:
+    """A tqdm bar drawn on ``file``, or ``None`` when tqdm is not installed (then progress
+    is silent)."""
     try:
         from tqdm.auto import tqdm
     except ImportError:
-        return None
-    if sys.stderr is None:  # started with file 2 closed (or pythonw): nowhere to draw it
         return None
     fixed = _fixed_size()
     return tqdm(
@@ -130,7 +157,8 @@ def _make_bar(total: float, initial: float, description: str, postfix: str) -> A
         initial=initial,
         desc=description or None,
         unit="unit",
-        file=sys.stderr,
+        # in a notebook tqdm.auto draws a widget, and moves text meant for sys.stderr itself
+        file=file.stream if _in_notebook() else file,
         dynamic_ncols=fixed is None,
         ncols=fixed and fixed[0],
         nrows=fixed and fixed[1],
@@ -160,19 +188,18 @@ class Progress:
         # in "average units per second" and its time left is weighted by cost.
         self._scale = total_units / self.total_weight if self.total_weight > 0 else 0.0
         self._bar = None
-        if enabled:
-            with self._unless_unwritable():
-                self._bar = _make_bar(total_units, self.weight_done * self._scale, description,
-                                      self._postfix())
+        # started with file 2 closed (or pythonw): sys.stderr is None, nowhere to draw a bar
+        if enabled and sys.stderr is not None:
+            self._stream = _DroppingStream(sys.stderr)
+            self._bar = _make_bar(total_units, self.weight_done * self._scale, description,
+                                  self._postfix(), self._stream)
+            self._drop_if_unwritable()
 
-    @contextlib.contextmanager
-    def _unless_unwritable(self) -> Iterator[None]:
+    def _drop_if_unwritable(self) -> None:
         """The bar is advice: where stderr cannot be written (a full disk, a closed file),
         it goes away, and the count goes on."""
-        try:
-            yield
-        except (OSError, ValueError):
-            self._bar = None
+        if self._bar is not None and self._stream.failed:
+            self.close()  # its last lines are dropped too; tqdm forgets the bar
 
     def _postfix(self) -> str:
         return f"{self.units_done}/{self.total_units} units"
@@ -182,19 +209,18 @@ class Progress:
         self.units_done += 1
         self.weight_done += weight
         if self._bar is not None:
-            with self._unless_unwritable():
-                self._bar.set_postfix_str(self._postfix(), refresh=False)
-                step = weight * self._scale
-                if self.units_done == self.total_units:  # end exactly full despite rounding
-                    step = self._bar.total - self._bar.n
-                self._bar.update(step)
+            self._bar.set_postfix_str(self._postfix(), refresh=False)
+            step = weight * self._scale
+            if self.units_done == self.total_units:  # end exactly full despite rounding
+                step = self._bar.total - self._bar.n
+            self._bar.update(step)
+            self._drop_if_unwritable()
 
     def close(self) -> None:
         """Finish the bar (idempotent)."""
-        if self._bar is not None:
-            with self._unless_unwritable():
-                self._bar.close()
-            self._bar = None
+        bar, self._bar = self._bar, None
+        if bar is not None:
+            bar.close()
 
     def __enter__(self) -> Progress:
         return self

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import sys
+import threading
 import warnings
 
 import numpy as np
@@ -53,6 +54,27 @@ def test_a_stderr_that_cannot_be_written_drops_the_bar_not_the_run(stderr, monke
     results = run_units(UNITS, solve, job=JOB, progress=True, description="toy")
     assert sorted(results.values()) == sorted(solve(unit.payload) for unit in UNITS)
     assert capsys.readouterr().out == ""
+    assert other_threads_can_draw_bars()
+
+
+def other_threads_can_draw_bars() -> bool:
+    """Whether another thread can take tqdm's global lock, which every bar takes to draw (a
+    failed write inside tqdm's refresh used to leave it held: Dask's threads then hung)."""
+    from tqdm.std import TqdmDefaultWriteLock
+
+    locks = [getattr(TqdmDefaultWriteLock, name, None) for name in ("mp_lock", "th_lock")]
+    taken = []
+
+    def take() -> None:
+        for lock in filter(None, locks):
+            taken.append(lock.acquire(True, 5))
+            if taken[-1]:
+                lock.release()
+
+    thread = threading.Thread(target=take)
+    thread.start()
+    thread.join()
+    return all(taken)
 
 
 def test_resumed_run_starts_the_bar_at_the_finished_units(capsys, tmp_path):
