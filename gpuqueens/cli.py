@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import codecs
 import contextlib
 import os
 import signal
@@ -114,7 +115,47 @@ def _stdout_is_closed() -> bool:
     return sys.stdout is None or getattr(sys.stdout, "closed", False)
 
 
+#: What stdout and stderr get for the characters of gpuqueens' lines that they cannot encode
+#: (``PYTHONIOENCODING=ascii``, an ASCII locale): the line, above all the count, still prints.
+ASCII_STAND_INS = {"×": "x", "·": "*", "–": "-", "—": "-", "−": "-", "…": "...", "≈": "~",
+                   "≤": "<=", "≥": ">=", "²": "^2"}
+
+
+def _stand_in(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    text = error.object[error.start:error.end]
+    return "".join(ASCII_STAND_INS.get(char, "?") for char in text), error.end
+
+
+codecs.register_error("gpuqueens.stand_in", _stand_in)
+
+
+@contextlib.contextmanager
+def _stand_ins_where_needed() -> Iterator[None]:
+    """stdout and stderr write :data:`ASCII_STAND_INS` (else ``?``) for what they cannot
+    encode, until :func:`main` returns (where they encode everything, nothing changes)."""
+    changed = []
+    for stream in (sys.stdout, sys.stderr):
+        errors = getattr(stream, "errors", None)  # Python's defaults; not a handler of the user's
+        if errors in ("strict", "backslashreplace") and hasattr(stream, "reconfigure"):
+            with contextlib.suppress(ValueError, OSError):  # a closed stream: told elsewhere
+                stream.reconfigure(errors="gpuqueens.stand_in")
+                changed.append((stream, errors))
+    try:
+        yield
+    finally:
+        for stream, errors in changed:
+            with contextlib.suppress(ValueError, OSError):
+                stream.reconfigure(errors=errors)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    with _stand_ins_where_needed():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):

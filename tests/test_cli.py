@@ -192,6 +192,25 @@ def _cli(*argv: str, **popen) -> subprocess.Popen:
                             text=True, **popen)
 
 
+def test_an_ascii_only_output_still_gets_the_counts(capsys):
+    """``PYTHONIOENCODING=ascii`` (or an ASCII locale): "2×2" cannot be encoded, and the count
+    was lost to a UnicodeEncodeError after it had been computed."""
+    env = dict(os.environ, PYTHONIOENCODING="ascii")
+    for argv, line in ((["matchsticks", "2", "2", "--removed", "3"], "2x2 R=3: 8"),
+                       (["matchstick-table", "2", "2"], "2x2 grid (12 sticks, 5 squares)")):
+        process = _cli(*argv, "--backend", "cpu", stdout=subprocess.PIPE, env=env)
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0 and out.splitlines()[0] == line, err
+    process = _cli("matchstick-table", "8", "8", env=env)  # an error whose line holds a ×
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 2 and err.startswith("gpuqueens: error: 8x8: the table is limited"), err
+    # in this process: where everything can be encoded, nothing changes, and the streams are
+    # as they were afterwards
+    assert main(["matchsticks", "2", "2", "--removed", "3", "--backend", "cpu"]) == 0
+    assert capsys.readouterr().out.startswith("2×2 R=3: 8")
+    assert sys.stdout.errors == "strict"
+
+
 def test_a_closed_pipe_ends_the_run_quietly():
     """``gpuqueens nqueens 8 9 | head -1``: no traceback when the reader has gone."""
     read_end, write_end = os.pipe()
