@@ -6,6 +6,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 
 import pytest
 
@@ -118,7 +119,7 @@ def test_read_only_ledger_with_units_to_do_exits_2(tmp_path, capsys, read_only_w
 def test_checkpoint_with_a_plan_the_code_does_not_make_exits_2(tmp_path, capsys):
     path = tmp_path / "n12.sqlite"
     assert main(["nqueens", "12", "--backend", "cpu", "--checkpoint", str(path)]) == 0
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         db.execute("""UPDATE header SET job = replace(job, '"units":1', '"units":0')""")
     db.close()
     capsys.readouterr()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 
 import pytest
 
@@ -103,7 +104,7 @@ def test_garbage_file_is_not_a_ledger_and_is_left_alone(tmp_path):
 
 def test_other_sqlite_database_is_not_a_ledger(tmp_path):
     path = tmp_path / "other.sqlite"
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         db.execute("CREATE TABLE t (x)")
     db.close()
     with pytest.raises(CheckpointError, match="not a gpuqueens ledger"):
@@ -143,7 +144,7 @@ def test_an_edited_ledger_is_refused_as_damaged(tmp_path, edit, named):
     path = tmp_path / "run.sqlite"
     units = make_units()
     fill(path, units, count=5)
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         db.execute(edit)
     db.close()
     with pytest.raises(CheckpointError, match=f"damaged, not trusted.*{named}"):
@@ -154,7 +155,7 @@ def test_row_copied_from_another_run_is_refused(tmp_path):
     units = make_units()
     fill(tmp_path / "a.sqlite", units, count=1, job={**JOB, "n": 1})
     fill(tmp_path / "b.sqlite", units, count=0)
-    with sqlite3.connect(tmp_path / "a.sqlite") as a, sqlite3.connect(tmp_path / "b.sqlite") as b:
+    with closing(sqlite3.connect(tmp_path / "a.sqlite")) as a, a, closing(sqlite3.connect(tmp_path / "b.sqlite")) as b, b:
         b.execute("INSERT INTO units VALUES (?, ?, ?, ?)", a.execute("SELECT * FROM units").fetchone())
     a.close(), b.close()
     with pytest.raises(CheckpointError, match="damaged, not trusted"):
@@ -231,7 +232,7 @@ def test_row_moved_to_another_stage_is_refused(tmp_path):
     units = make_units(3)
     fill(path, units, count=1)
     Ledger.open(path, JOB, units, stage="later").close()
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         db.execute("UPDATE units SET stage = 'later'")
     db.close()
     with pytest.raises(CheckpointError, match="damaged, not trusted.*'u000'"):
@@ -240,7 +241,7 @@ def test_row_moved_to_another_stage_is_refused(tmp_path):
 
 def test_ledger_of_an_older_format_is_refused_by_version(tmp_path):
     path = tmp_path / "old.sqlite"
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         db.execute("PRAGMA application_id=1196446028")
         db.execute("CREATE TABLE header (format_version, gpuqueens_version, job, unit_count, units_digest)")
         db.execute("CREATE TABLE units (key, result, checksum)")
@@ -257,12 +258,12 @@ def test_hostile_nesting_is_refused_not_a_crash(tmp_path):
     units = make_units()
     fill(path, units, count=2)
     deep = "[" * 200_000 + "]" * 200_000  # json.loads would recurse past Python's limit
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         db.execute("UPDATE units SET result = ? WHERE key = 'u001'", (deep,))
     db.close()
     with pytest.raises(CheckpointError, match="damaged, not trusted.*'u001'"):
         Ledger.open(path, JOB, units)
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         db.execute("UPDATE header SET job = ?", (deep,))
     db.close()
     assert stored_job(path) is None

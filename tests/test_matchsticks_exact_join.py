@@ -1,6 +1,8 @@
 """Problem 2 by the centre join (exact_join.py, halves in exact mode) against the brute
 force, the whole-grid sweep, the thin-grid walk and the puzzle table's rows."""
 
+from contextlib import closing
+
 import numpy as np
 import pytest
 from few_removed import few_removed
@@ -119,7 +121,7 @@ def test_every_stored_result_emptied_is_refused(tmp_path):
     path = str(tmp_path / "e.sqlite")
     expected = count_exact_join(3, 3, removed=5, squares=3, run={"checkpoint": path})
     assert expected == rs_histogram(3, 3)[5, 3] > 0
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         (job,) = db.execute("SELECT job FROM header").fetchone()
         (digest,) = db.execute("SELECT units_digest FROM stages").fetchone()
         for (key,) in db.execute("SELECT key FROM units").fetchall():

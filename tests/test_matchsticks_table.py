@@ -6,6 +6,7 @@ import multiprocessing
 import os
 import pickle
 import sqlite3
+from contextlib import closing
 
 import pytest
 from few_removed import few_removed
@@ -114,7 +115,7 @@ def test_checkpointed_public_table_with_several_rounds_is_one_file(tmp_path, joi
     files = sorted(p.name for p in tmp_path.iterdir()
                    if not p.name.endswith(("-wal", "-shm", ".lock")))
     assert files == ["4x4.sqlite"]
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         stages = [name for (name,) in db.execute("SELECT DISTINCT stage FROM units ORDER BY stage")]
     assert len(stages) >= 2 and stages[:2] == ["round1", "round2"]  # 4×4 needs more than one level
     again = gpuqueens.matchstick_table(4, 4, range(15), backend="cpu", checkpoint=path)

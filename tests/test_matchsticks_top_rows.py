@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from contextlib import closing
 
 import pytest
 
@@ -113,7 +114,7 @@ def test_a_stored_top_result_of_another_length_is_refused(tmp_path):
 
     path = os.fspath(tmp_path / "t.sqlite")
     gpuqueens.matchstick_table(3, 3, [12, 13, 14], backend="cpu", checkpoint=path)
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         (job,) = db.execute("SELECT job FROM header").fetchone()
         key, digest = db.execute("SELECT key, units_digest FROM units JOIN stages "
                                  "ON stage = name WHERE stage = 'top'").fetchone()

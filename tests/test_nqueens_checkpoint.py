@@ -7,6 +7,7 @@ import json
 import sqlite3
 import time
 import warnings
+from contextlib import closing
 
 import pytest
 
@@ -26,7 +27,7 @@ def ledger_for(path, n: int, backend: str = "cpu") -> None:
 
 
 def edit_header_job(path, **changes) -> None:
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         (text,) = db.execute("SELECT job FROM header").fetchone()
         db.execute("UPDATE header SET job = ?", (json.dumps({**json.loads(text), **changes}),))
     db.close()
@@ -34,7 +35,7 @@ def edit_header_job(path, **changes) -> None:
 
 def edit_result(path, key: str, add: int) -> tuple[int, ...]:
     """Add ``add`` to a unit's total and recompute the row checksum; return the new result."""
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         (job_json,) = db.execute("SELECT job FROM header").fetchone()
         (digest,) = db.execute("SELECT units_digest FROM stages").fetchone()
         (text,) = db.execute("SELECT result FROM units WHERE key = ?", (key,)).fetchone()
@@ -195,7 +196,7 @@ def test_the_warning_points_at_the_callers_line(monkeypatch):
 
 def _set_every_result(path, result: list[int]) -> None:
     """Give every stored unit ``result``, with recomputed checksums (a deliberate edit)."""
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         (job_json,) = db.execute("SELECT job FROM header").fetchone()
         (digest,) = db.execute("SELECT units_digest FROM stages").fetchone()
         new = json.dumps(result, separators=(",", ":"))

@@ -35,7 +35,7 @@ def test_sigkill_then_resume_gives_the_exact_count(tmp_path):
     while len(_rows(path)) < 3 and time.monotonic() < deadline and victim.poll() is None:
         time.sleep(0.05)
     os.kill(victim.pid, signal.SIGKILL)
-    victim.wait()
+    victim.communicate(timeout=60)  # (and closes its pipes; its workers follow it out)
     finished_before = _rows(path)
     assert 3 <= len(finished_before) < 16, "the run was not killed mid-way"
 

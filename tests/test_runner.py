@@ -12,6 +12,7 @@ import textwrap
 import threading
 import time
 import warnings
+from contextlib import closing
 
 import pytest
 
@@ -159,7 +160,7 @@ def test_failure_on_an_executor_keeps_finished_results(tmp_path):
         with pytest.raises(LookupError, match="unit 30 fails"):
             run_units(units, fails_late, job=JOB, executor=executor, checkpoint=path,
                       progress=False, max_in_flight=2)
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         recorded = {key for (key,) in db.execute("SELECT key FROM units")}
     db.close()
     assert {u.key for u in units[:30]} <= recorded

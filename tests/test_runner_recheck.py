@@ -6,6 +6,7 @@ from __future__ import annotations
 import concurrent.futures
 import json
 import sqlite3
+from contextlib import closing
 
 import pytest
 
@@ -37,7 +38,7 @@ class Counting:
 
 def edit_row(path, key: str, result: list[int], stage: str = "") -> None:
     """Change a stored result and recompute its checksum, as a deliberate editor would."""
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         (job_json,) = db.execute("SELECT job FROM header").fetchone()
         (digest,) = db.execute("SELECT units_digest FROM stages WHERE name = ?", (stage,)).fetchone()
         text = json.dumps(result, separators=(",", ":"))
