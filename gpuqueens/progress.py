@@ -142,6 +142,13 @@ class _DroppingStream:
     def __getattr__(self, name: str) -> Any:  # encoding, fileno, isatty: the stream's own
         return getattr(self.stream, name)
 
+    # tqdm.write (and tqdm's logging redirection) finds the bars to clear before it writes
+    # by comparing their files with its own, e.g. sys.stderr
+    def __eq__(self, other: object) -> bool:
+        return other is self or other is self.stream
+
+    __hash__ = object.__hash__
+
 
 def _make_bar(total: float, initial: float, description: str, postfix: str,
               file: _DroppingStream) -> Any | None:

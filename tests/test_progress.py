@@ -77,6 +77,16 @@ def other_threads_can_draw_bars() -> bool:
     return all(taken)
 
 
+def test_the_bar_is_drawn_on_stderr_as_tqdm_sees_it(capsys):
+    # tqdm.write clears the bars whose file equals the one it writes to, before writing
+    tqdm = pytest.importorskip("tqdm")
+    with Progress(total_units=2, total_weight=2.0, enabled=True) as bar:
+        assert bar._bar.fp == sys.stderr
+        tqdm.tqdm.write("a line between two drawings", file=sys.stderr)
+        bar.advance(1.0)
+    assert "a line between two drawings\n" in capsys.readouterr().err
+
+
 def test_resumed_run_starts_the_bar_at_the_finished_units(capsys, tmp_path):
     pytest.importorskip("tqdm")
     path = tmp_path / "run.sqlite"
