@@ -184,19 +184,24 @@ def test_counting_by_squares_on_the_gpu_equals_the_cpu(fake_gpu, monkeypatch):
     assert fake_gpu in modules and np in modules and len(_launches()) > 0
 
 
-@needs_nvcc
-@pytest.mark.nvcc
-def test_gpu_table_benchmark_script_dry_run(tmp_path):
-    # bench/gpu_matchstick_table.py end to end on the stand-in (its checks against the CPU
-    # table and the whole-grid sweep included); its times mean nothing
+def table_benchmark_rows(tmp_path, *args: str) -> list[dict]:
+    """The rows bench/gpu_matchstick_table.py writes with these arguments, run on the stand-in
+    (tests/fake_gpu_run.py); its times mean nothing."""
     out = tmp_path / "rows.json"
     root = Path(__file__).resolve().parent.parent
     result = subprocess.run(
         [sys.executable, str(root / "tests" / "fake_gpu_run.py"),
-         str(root / "bench" / "gpu_matchstick_table.py"), "--grids", "3x4", "--repeats", "1",
-         "--json", str(out)], capture_output=True, text=True, timeout=600)
+         str(root / "bench" / "gpu_matchstick_table.py"), *args, "--json", str(out)],
+        capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
-    rows = json.loads(out.read_text())
+    return json.loads(out.read_text())
+
+
+@needs_nvcc
+@pytest.mark.nvcc
+def test_gpu_table_benchmark_script_dry_run(tmp_path):
+    # end to end, its checks against the CPU table and the whole-grid sweep included
+    rows = table_benchmark_rows(tmp_path, "--grids", "3x4", "--repeats", "1")
     assert [r["grid"] for r in rows] == ["3x4"] and rows[0]["checks"] == ["cpu", "sweep", "exact"]
     assert tuple(tuple(r) for r in rows[0]["rows"]) == gpuqueens.matchstick_table(3, 4, backend="cpu").rows
 
@@ -205,13 +210,6 @@ def test_gpu_table_benchmark_script_dry_run(tmp_path):
 @pytest.mark.nvcc
 def test_gpu_table_benchmark_script_checks_only_the_possible_rows(tmp_path):
     # 3×3 has no configuration with S = 12 or 13: problem 2 is checked at the other rows' R
-    out = tmp_path / "rows.json"
-    root = Path(__file__).resolve().parent.parent
-    result = subprocess.run(
-        [sys.executable, str(root / "tests" / "fake_gpu_run.py"),
-         str(root / "bench" / "gpu_matchstick_table.py"), "--grids", "3", "--repeats", "0",
-         "--cpu-max", "0", "--sweep-squares", "", "--json", str(out)],
-        capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, result.stderr
-    rows = json.loads(out.read_text())[0]
-    assert rows["checks"] == ["exact"] and [12, None, 0] in rows["rows"]
+    [row] = table_benchmark_rows(tmp_path, "--grids", "3", "--repeats", "0", "--cpu-max", "0",
+                                 "--sweep-squares", "")
+    assert row["checks"] == ["exact"] and [12, None, 0] in row["rows"]
