@@ -25,7 +25,6 @@ import math
 import numbers
 import os
 import random
-import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -408,15 +407,16 @@ def _run_on_executor(
 
 
 def _let_broken_pool_end(executor: concurrent.futures.Executor) -> None:
-    """On Python 3.10, close the reading end of a broken process pool's call queue, as
-    Python 3.11 does itself (CPython issue 94777).
+    """Close the reading end of a broken process pool's call queue, as recent Pythons do
+    themselves (CPython issue 94777, fixed in July 2023: 3.11.7 has the fix; Python 3.10 and
+    Debian 12's 3.11.2 do not).
 
     When a worker dies, the pool's thread that feeds the queue can be blocked writing a work
     unit (prefix arrays of 50–300 KB) into a pipe that no process reads any more; the pool's
     manager thread waits for it, and Python waits for the manager at exit: the program
     hangs after printing its error. With the reading end closed the write fails and both
-    threads end."""
-    if sys.version_info >= (3, 11) or not isinstance(executor, concurrent.futures.ProcessPoolExecutor):
+    threads end. (Closing it again where Python has closed it changes nothing.)"""
+    if not isinstance(executor, concurrent.futures.ProcessPoolExecutor):
         return
     reader = getattr(getattr(executor, "_call_queue", None), "_reader", None)
     if reader is not None:

@@ -183,9 +183,10 @@ def test_a_broken_process_pool_says_what_may_have_ended_its_process():
 
 def test_a_pool_whose_worker_dies_ends_the_program_with_large_units_waiting():
     # A worker that dies while units larger than a pipe's buffer (64 KB; the N-Queens units
-    # carry 50-300 KB of prefixes) wait in the pool's call queue: Python 3.10's pool then
-    # kept a thread blocked on that pipe and hung at exit after the error (CPython issue
-    # 94777, fixed in 3.11); the runner closes the pipe's reading end there.
+    # carry 50-300 KB of prefixes) wait in the pool's call queue: the pool of Python 3.10 and
+    # of 3.11 before the fix (Debian 12's 3.11.2) then kept a thread blocked on that pipe and
+    # hung at exit after the error (CPython issue 94777); the runner closes the pipe's reading
+    # end itself.
     script = textwrap.dedent("""
         import concurrent.futures, os, sys
         sys.path.insert(0, sys.argv[1])
