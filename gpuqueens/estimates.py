@@ -19,6 +19,7 @@ import time
 import warnings
 
 from .glibc import heap_free_bytes
+from .user_frames import user_stacklevel
 
 __all__ = ["LongRunWarning", "LONG_RUN_SECONDS", "warn_if_long", "Pace", "check_memory",
            "available_memory", "format_duration", "format_bytes"]
@@ -99,7 +100,7 @@ def warn_if_long(what: str, seconds: float, *, stacklevel: int = 2) -> None:
     """
     if seconds > LONG_RUN_SECONDS:
         warnings.warn(f"{what} is expected to take about {format_duration(seconds)}",
-                      LongRunWarning, stacklevel=stacklevel + 1)
+                      LongRunWarning, stacklevel=user_stacklevel())  # (the stack: only now)
 
 
 class Pace:
@@ -129,9 +130,9 @@ class Pace:
         self.start = time.monotonic()
         self.watching = estimate is not None and estimate <= LONG_RUN_SECONDS and weight > 0
 
-    def advance(self, weight: float, *, now: float | None = None, stacklevel: int = 2) -> bool:
-        """Count ``weight`` more work done; warn (once) and return ``True`` when the pace
-        projects the run past :data:`LONG_RUN_SECONDS`."""
+    def advance(self, weight: float, *, now: float | None = None) -> bool:
+        """Count ``weight`` more work done; warn (once, at the user's line that started the
+        run) and return ``True`` when the pace projects the run past :data:`LONG_RUN_SECONDS`."""
         if not self.watching:
             return False
         self.done += weight
@@ -146,7 +147,7 @@ class Pace:
                       f"{format_duration(elapsed)}; at that pace it takes about "
                       f"{format_duration(projected)} (estimated at "
                       f"{format_duration(self.estimate)} before it started)",
-                      LongRunWarning, stacklevel=stacklevel + 1)
+                      LongRunWarning, stacklevel=user_stacklevel())  # (the stack: only now)
         return True
 
 

@@ -33,7 +33,6 @@ from .estimates import Pace
 from .ledger import CheckpointError, Ledger, canonical_json, stored_keys
 from .progress import Progress, progress_enabled
 from .run_options import check_executor, check_run_options, executor_workers
-from .user_frames import user_stacklevel
 
 __all__ = ["WorkUnit", "run_units", "units_to_solve", "check_result", "check_run_options",
            "check_executor", "executor_workers", "CheckpointError"]
@@ -289,7 +288,7 @@ def run_units(
                     ledger.record(unit.key, result)
                 results[unit.key] = result
                 bar.advance(unit.weight)
-                pace.advance(unit.weight, stacklevel=user_stacklevel())
+                pace.advance(unit.weight)
                 if unit.key in early:
                     compare(unit.key, early.pop(unit.key))
 

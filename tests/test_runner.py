@@ -366,6 +366,7 @@ def test_a_run_slower_than_its_estimate_says_so_once():
         results = run_units(units, slow_square, job={"problem": "toy"}, description="toy",
                             estimate=0.01)
     assert len(seen) == 1 and "(estimated at 0 s before it started)" in str(seen[0].message)
+    assert seen[0].filename == __file__  # the line that started the run, not ours
     assert results["u9"] == (81,)
 
 
