@@ -5,12 +5,15 @@
 #
 #   bash bench/device_run.sh [--budget SECONDS] [--with-22] [--nmax N] [--seed-nmax N]
 #                            [--ygch-nmax N] [--steps "build smoke bench ygch seed ncu tests direct sanitize table"]
-#                            [--out DIR]
+#                            [--big "N ..."] [--out DIR]
 #
-# Before (once): put the peers in the git-ignored folder peers/ (bench/prepare_peers.sh):
+# Before (once): put the peers in the git-ignored folder peers/:
 #   git clone https://github.com/ygch/n_queens peers/ygch     (ygch/n_queens, MIT)
-#   bash bench/prepare_peers.sh SEED_DIR                      (the seed program, see that script;
+#   bash bench/prepare_peers.sh SEED_DIR                      (the seed program: not distributed
+#                                                              with gpuqueens, see docs/performance.md;
 #                                                              optional: without it the seed step says so)
+# The kernels and the peers are built with nvcc for the GPU's own architecture (nvidia-smi's
+# compute capability; sm_90 where it cannot be read).
 # Outputs go to DIR (default: out/device_run, git-ignored); every step
 # logs to its own file, the table step reads the earlier steps' files from the same folder and
 # writes side_by_side.json for bench/plot_times.py.
@@ -114,6 +117,10 @@ not_run=""    # steps asked for but not run, with the reason
 
 banner() { echo; echo "=== $* ==="; }
 
+# the GPU's architecture for nvcc (e.g. 90 for an H100 or H200); 90 where nvidia-smi cannot tell
+sm=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
+case "$sm" in ''|*[!0-9]*) sm=90 ;; esac
+
 # allowance CAP: the seconds a step may still take: CAP (0: none), never past the budget
 allowance() {
   local t=$1 rest
@@ -171,7 +178,7 @@ if step build; then
     nvcc --version | tail -2 || { echo "build: nvcc not found or failed"; failed=1; }
     "$py" -c "import cupy, sys; print('python', sys.version.split()[0], 'cupy', cupy.__version__)" \
       || { echo "build: CuPy cannot be imported (pip install \".[cuda12]\" or \".[cuda13]\")"; failed=1; }
-    nvcc -arch=sm_90 -cubin -O3 --resource-usage -Xptxas -warn-spills,-warn-lmem-usage \
+    nvcc -arch="sm_$sm" -cubin -O3 --resource-usage -Xptxas -warn-spills,-warn-lmem-usage \
       -o "$out/nqueens.cubin" kernels/nqueens.cu || { echo "build: nvcc could not build the cubin"; failed=1; }
     # compile through CuPy/NVRTC once, so later steps find the kernel cache warm
     limited "$(share 120)" "$py" -c "from gpuqueens.kernels import load_module; load_module('nqueens.cu'); load_module('nqueens_symmetric.cu'); print('NVRTC build ok')" \
@@ -211,11 +218,11 @@ if step ygch; then
     : > "$out/ygch.txt"
     # built and run in one child, so that the step's share bounds both
     limited "$(share 90)" bash -c '
-      cd peers/ygch/src && nvcc -gencode arch=compute_90,code=sm_90 -O3 -Xcompiler -fopenmp \
+      cd peers/ygch/src && nvcc -gencode "arch=compute_$4,code=sm_$4" -O3 -Xcompiler -fopenmp \
         -D_USE_CONFIG2_ n_queens_cuda.cu n_queens.cpp utils.cpp main.cpp -o n_queens > "$1/ygch_build.log" 2>&1 \
         || { echo "ygch build failed, see ygch_build.log"; exit 1; }
       for n in $(seq "$2" "$3"); do ./n_queens "$n" 6; done' \
-      ygch "$out" "$nmin" "$ygch_nmax" 2>&1 | tee -a "$out/ygch.txt"
+      ygch "$out" "$nmin" "$ygch_nmax" "$sm" 2>&1 | tee -a "$out/ygch.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   else
     echo "peers/ygch/src is missing: git clone https://github.com/ygch/n_queens peers/ygch" | tee "$out/ygch.txt"
@@ -225,11 +232,11 @@ fi
 if step seed; then
   banner "seed peer n=$nmin..$seed_nmax"
   if [ -x peers/tools/seed_nqueens.sh ]; then
-    limited "$(share 150)" env SEED_BUILD_DIR="$root/peers/build" bash peers/tools/seed_nqueens.sh -n "$nmin" "$seed_nmax" \
+    limited "$(share 150)" env SEED_BUILD_DIR="$root/peers/build" SEED_ARCH="${SEED_ARCH:-sm_$sm}" bash peers/tools/seed_nqueens.sh -n "$nmin" "$seed_nmax" \
       2>&1 | tee "$out/seed.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   else
-    echo "peers/tools/seed_nqueens.sh is missing: run bench/prepare_peers.sh first" | tee "$out/seed.txt"
+    echo "peers/tools/seed_nqueens.sh is missing: the seed program is not distributed with gpuqueens (docs/performance.md); where you have it, bench/prepare_peers.sh SEED_DIR puts it there" | tee "$out/seed.txt"
   fi
 fi
 
