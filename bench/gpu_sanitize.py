@@ -18,7 +18,7 @@ fails.
 ``--tool`` runs the cases meant for that checker, cheapest first, so that a checker stopped
 by a time limit has covered every kernel before the larger inputs. Racecheck looks only at
 shared memory, which only our kernels share between threads here, and slows a kernel that
-uses it much more than memcheck does (the 4×4 table's pairing: 54 s against 5 s on an H200):
+uses it much more than memcheck does (the 4×4 table's pairing: 54 s against 5 s on an H200, 2026-11-27):
 it gets the N-Queens and transfer cases and the 3×3 table, not the CuPy-only sweep or the
 larger joins. (Racecheck also reports hazards inside CuPy's own ``nonzero`` scan kernel,
 ``cupy_nonzero_kernel_incomplete_scan``; they are CuPy's, not ours, and change no result.)

@@ -151,7 +151,7 @@ def square_tracking_backend(backend: str | None) -> str:
     ``"gpu"`` (as an argument or in ``GPUQUEENS_BACKEND``): on the GPU, or
     :class:`gpuqueens.BackendUnavailableError` when none is usable. ``"auto"`` (the
     default) and ``"cpu"``: on the CPU, without probing for a GPU (the GPU version has not
-    been timed against the CPU yet, so it is not chosen for you).
+    been timed against the CPU on the same counts yet, so it is not chosen for you).
 
     >>> square_tracking_backend("auto")
     'cpu'

@@ -75,9 +75,9 @@ class Plan:
 #: previous one), so that a unit stays at seconds of work. The GPU needs big units: every
 #: unit ends with a tail (its last items run on an emptying device; estimated as twice a
 #: mean item at ~50 ns per node for a lane alone: 0.03 s at n = 21, 0.14 s at 22, 0.7 s at
-#: 23) and a read-back before the host prepares the next one; by the projection for the current
-#: engine (docs/performance.md) n = 21 takes about 10 s on an H100 and is one unit, n = 22 four
-#: of about 22 s, n = 23 sixteen of about 50 s.
+#: 23) and a read-back before the host prepares the next one. Measured on one H200
+#: (2026-11-28, docs/performance.md): n = 21 takes 8.2 s and is one unit, n = 22 (72 s) four
+#: of about 18 s; n = 23 is projected at sixteen of about 41 s.
 #: The CPU is ~1000 times slower and cuts earlier.
 FIRST_SPLIT_N = {"cpu": 15, "gpu": 22}
 MAX_UNITS = 4096
