@@ -35,7 +35,13 @@ from .progress import Progress, progress_enabled
 from .run_options import check_executor, check_run_options, executor_workers
 
 __all__ = ["WorkUnit", "run_units", "units_to_solve", "check_result", "check_run_options",
-           "check_executor", "executor_workers", "CheckpointError"]
+           "check_executor", "executor_workers", "CheckpointError", "InconsistentCountError"]
+
+
+class InconsistentCountError(RuntimeError):
+    """Unit results that no correct search can give (a faulty device, a faulty executor, or
+    a checkpoint edited with its checksums recomputed): raised by a problem's combining step
+    instead of returning a count made from them."""
 
 
 @dataclass(frozen=True)

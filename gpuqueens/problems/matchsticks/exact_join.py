@@ -47,6 +47,7 @@ from .pairing import (JoinStats, centre_patterns, feature_rows, penalty_scale, p
                       product)
 from .round_cache import RoundCache, forget_join_leftovers
 from .sweep import SweepStats
+from .unit_checks import check_count, check_residues
 
 __all__ = ["ExactRound", "ExactGroups", "prepare_exact", "exact_groups", "bucket_pairs",
            "join_exact_centre", "exact_units", "solve_exact_unit", "count_exact_join",
@@ -268,9 +269,11 @@ def count_exact_join(m: int, n: int, *, removed: int, squares: int,
         if stats is not None:
             with _rounds.using(h, w, removed, squares, max_entries, backend) as rnd:
                 stats.add_round(rnd)  # type: ignore[arg-type]  # the same fields as a Round's
+        check_residues(results, primes)
         residues = [sum(result[k] for result in results.values()) % p
                     for k, p in enumerate(primes)]
-        return crt(residues, primes)
+        return check_count(crt(residues, primes), sticks=stick_count(h, w), removed=removed,
+                           what=f"{h}×{w}, R={removed}, S={squares}")
     finally:  # this process's copies of the round's parts and of the bound
         _rounds.clear()
         unit_square_bound.cache_clear()

@@ -45,6 +45,7 @@ from .grid import orient, square_count, stick_count
 from .pairing import JoinStats, Round, centre_patterns, join_centre, prepare_round
 from .round_cache import RoundCache, forget_join_leftovers
 from .top_rows import solve_top_unit, split_squares, top_unit
+from .unit_checks import check_count, check_fewest
 
 __all__ = ["table_rows", "run_levels", "first_round", "merge_fewest", "round_units", "solve_round_unit",
            "MAX_JOIN_SHORT_SIDE"]
@@ -236,6 +237,7 @@ def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any]
         raise ValueError("stats are gathered in this process only: not with an executor")
     job = {"problem": "matchstick-table", "format": JOB_FORMAT, "m": h, "n": w,
            "squares": wanted}
+    sticks = stick_count(h, w)
     solve = functools.partial(solve_round_unit, stats=stats, backend=backend, store=store)
     if wrap_solver is not None:
         solve = wrap_solver(solve)
@@ -248,9 +250,13 @@ def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any]
         if stats is not None:
             with _rounds.using(*_round_key(units[0].payload, backend)) as rnd:
                 stats.add_round(rnd)
+        what = f"the {h}×{w} table, round {index}"
+        check_fewest(results, caps, sticks=sticks, what=what)
         found: dict[int, tuple[int, int]] = {}
         for flat in results.values():
             merge_fewest(found, _decode(caps, flat))
+        for q, (r, count) in found.items():
+            check_count(count, sticks=sticks, removed=r, what=f"{what}, S = {q}")
         return found
 
     rows: dict[int, tuple[int, int | None, int]] = {}
@@ -259,10 +265,11 @@ def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any]
         if wrap_solver is not None:
             top_solve = wrap_solver(top_solve)
         unit = top_unit(h, w, top)
-        flat = run_units([unit], top_solve, job=job, stage="top",
-                         description=f"{h}×{w} table, S from {min(top)}",
-                         result_width=2 * len(top), **run)[unit.key]
-        found = _decode(dict.fromkeys(top), flat)
+        results = run_units([unit], top_solve, job=job, stage="top",
+                            description=f"{h}×{w} table, S from {min(top)}",
+                            result_width=2 * len(top), **run)
+        check_fewest(results, dict.fromkeys(top, sticks), sticks=sticks, what=f"the {h}×{w} table")
+        found = _decode(dict.fromkeys(top), results[unit.key])
         rows.update({q: (q, *found[q]) if q in found else (q, None, 0) for q in top})
     try:
         if rest:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ...runner import WorkUnit
+from ...runner import InconsistentCountError, WorkUnit
 from .prefixes import Prefixes, default_mark, enumerate_prefixes, expand_prefixes
 
 __all__ = ["Plan", "UnitPayload", "SymmetricPayload", "plan_for", "prefix_unit_keys", "work_units",
@@ -186,10 +186,6 @@ def solve_unit(payload: UnitPayload | SymmetricPayload) -> tuple[int, ...]:
     from .cpu import count_prefixes_cpu
 
     return (count_prefixes_cpu(prefixes), 0, 0)
-
-
-class InconsistentCountError(RuntimeError):
-    """Unit results that no correct search can give (a faulty device or a corrupted file)."""
 
 
 def combine(results: Mapping[str, tuple[int, ...]]) -> tuple[int, int]:
