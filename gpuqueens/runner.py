@@ -364,6 +364,11 @@ def _run_on_executor(
                 if not isinstance(exc, concurrent.futures.BrokenExecutor):   # noted below
                     _add_note(exc, _CLOSED_EXECUTOR)
                 raise
+            if not isinstance(future, concurrent.futures.Future):
+                raise TypeError(
+                    f"executor.submit returned {type(future).__name__}, not a "
+                    "concurrent.futures.Future: gpuqueens waits for the units with "
+                    "concurrent.futures.wait, which needs the standard library's futures")
             in_flight[future] = unit
 
     def collect(done: set[concurrent.futures.Future[Any]]) -> BaseException | None:

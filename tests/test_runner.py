@@ -347,6 +347,20 @@ def test_an_executor_already_shut_down_is_named_in_the_error(make):
     assert any("executor= takes no more work" in note for note in info.value.__notes__)
 
 
+class RunsInSubmit:
+    """An "executor" whose submit returns the result itself, not a future."""
+
+    def submit(self, fn, *args):
+        return fn(*args)
+
+
+def test_an_executor_whose_submit_returns_no_future_is_told_so():
+    with pytest.raises(TypeError, match="executor.submit returned tuple, not a concurrent.futures.Future"):
+        run_units(toy_units(3), toy_solve, job=JOB, executor=RunsInSubmit(), progress=False)
+    with pytest.raises(TypeError, match="not a concurrent.futures.Future"):
+        gpuqueens.count(9, backend="cpu", executor=RunsInSubmit())
+
+
 def slow_square(payload: int) -> tuple[int]:
     time.sleep(0.02)
     return (payload * payload,)
