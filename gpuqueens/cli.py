@@ -16,6 +16,7 @@ import sys
 import threading
 import warnings
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from ._version import __version__
 from .backends import BackendUnavailableError, DeviceCheckError
@@ -28,8 +29,21 @@ from .problems.nqueens.plan import InconsistentCountError
 __all__ = ["main", "build_parser"]
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, except that help or version text that cannot be written to stdout
+    (a full disk) raises the OSError (argparse drops it silently from Python 3.11 on, and the
+    command then exits 0 having printed nothing); its subcommands' parsers are of this class too."""
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        if message and file is not None and file is sys.stdout:
+            file.write(message)
+            file.flush()
+        else:
+            super()._print_message(message, file)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gpuqueens", description="Exact counts of puzzle solutions, on GPU or CPU.")
+    parser = _Parser(prog="gpuqueens", description="Exact counts of puzzle solutions, on GPU or CPU.")
     parser.add_argument("--version", action="version", version=f"gpuqueens {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for register in (nqueens_cli.register, matchsticks_cli.register):
@@ -161,7 +175,15 @@ def _main(argv: Sequence[str] | None) -> int:
     if argv and argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
         parser.error(f"unrecognized arguments: {argv[0]} (the command comes first: "
                      "gpuqueens COMMAND [options], e.g. gpuqueens nqueens 12 --backend cpu)")
-    args, unknown = parser.parse_known_args(argv)
+    try:
+        args, unknown = parser.parse_known_args(argv)
+    except BrokenPipeError:  # `gpuqueens --help | head -1`: quiet, as for the counts
+        _silence_stdout()
+        return 128 + signal.SIGPIPE if hasattr(signal, "SIGPIPE") else 1
+    except OSError as exc:  # --help or --version could not be written (a full disk)
+        _silence_stdout()
+        _tell(f"gpuqueens: error: {exc}")
+        return 1
     if unknown:
         args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     if _stdout_is_closed():

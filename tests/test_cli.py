@@ -231,6 +231,26 @@ def test_output_that_cannot_be_written_is_one_line_error():
     one_line_error(err, "No space left")
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [("--help",), ("--version",), ("matchstick-table", "--help")])
+def test_help_that_cannot_be_written_is_one_line_error(args):
+    # argparse drops the failed write (from Python 3.11 on): the command exited 0, silent
+    with open("/dev/full", "w") as full:
+        process = _cli(*args, stdout=full)
+        _, err = process.communicate(timeout=120)
+    assert process.returncode == 1
+    one_line_error(err, "No space left")
+
+
+def test_help_into_a_closed_pipe_ends_quietly():
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    process = _cli("nqueens", "--help", stdout=write_end)
+    os.close(write_end)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 141 and err == "", err
+
+
 @pytest.mark.skipif(shutil.which("sh") is None, reason="needs a POSIX shell")
 def test_a_closed_stdout_is_an_error_not_silence():
     """``gpuqueens nqueens 8 >&-``: Python's print() would drop the counts without a word."""
