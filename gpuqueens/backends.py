@@ -165,13 +165,13 @@ def requested_backend(backend: str | None = "auto") -> str:
     """The backend asked for, checked: ``"auto"``, ``"cpu"`` or ``"gpu"``, in any case,
     spaces around it ignored (as an environment variable may carry them).
 
-    ``None`` means ``GPUQUEENS_BACKEND``, itself ``"auto"`` when unset.
+    ``None`` means ``GPUQUEENS_BACKEND``, itself ``"auto"`` when unset or blank.
 
     >>> requested_backend("CPU")
     'cpu'
     """
     if backend is None:
-        backend = os.environ.get(BACKEND_ENV, "auto") or "auto"
+        backend = os.environ.get(BACKEND_ENV, "").strip() or "auto"
         source = f"{BACKEND_ENV}={backend!r}"
     else:
         source = f"backend={backend!r}"

@@ -199,8 +199,9 @@ class CheckpointFile:
                 return
             except OSError as exc:
                 if wait is None:
-                    raise CheckpointError(f"checkpoint {self.path} is in use by another process "
-                                          "(only one run may write a ledger at a time)") from exc
+                    raise CheckpointError(f"checkpoint {self.path} is in use by another run (another "
+                                          "process, or another thread of this one; only one run "
+                                          "may write a ledger at a time)") from exc
                 time.sleep(wait)
 
     def is_empty(self) -> bool:

@@ -56,6 +56,12 @@ def test_environment_variable_sets_the_default(no_gpu, monkeypatch):
         backends.resolve_backend(None)
 
 
+@pytest.mark.parametrize("value", ["", "  ", " Cpu\t"])
+def test_environment_variable_blank_means_auto_and_spaces_are_ignored(monkeypatch, value):
+    monkeypatch.setenv("GPUQUEENS_BACKEND", value)
+    assert backends.requested_backend(None) == (value.strip().lower() or "auto")
+
+
 def test_auto_result_says_which_backend_ran(no_gpu):
     with pytest.warns(gpuqueens.GPUFallbackWarning):
         result = gpuqueens.nqueens(8, backend="auto")

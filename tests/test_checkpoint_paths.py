@@ -230,7 +230,7 @@ def test_a_file_that_is_not_sqlite_is_left_untouched(tmp_path):
 def test_second_writer_is_still_refused(tmp_path):
     path = tmp_path / "run.sqlite"
     with Ledger.open(path, JOB, toy_units()):
-        refused_before_work(path, "in use by another process")
+        refused_before_work(path, "in use by another run")
         assert stored_job(path) is None  # busy: the forgiving reader gives up
 
 
@@ -310,6 +310,6 @@ def test_a_forked_child_does_not_keep_the_lock(tmp_path):
         release.set()
         child.join(10)
     again = CheckpointFile.open(path)  # and the parent's lock still shuts a second opener out
-    with pytest.raises(CheckpointError, match="in use by another process"):
+    with pytest.raises(CheckpointError, match="in use by another run"):
         CheckpointFile.open(path)
     again.close()

@@ -178,7 +178,7 @@ def test_second_writer_is_refused_while_the_first_is_open(tmp_path):
     path = tmp_path / "run.sqlite"
     units = make_units()
     with Ledger.open(path, JOB, units):
-        with pytest.raises(CheckpointError, match="in use by another process"):
+        with pytest.raises(CheckpointError, match="in use by another run"):
             Ledger.open(path, JOB, units)
     Ledger.open(path, JOB, units).close()  # free again once closed
 
