@@ -24,7 +24,7 @@ from .ledger import CheckpointError
 from .worker_pool import WorkerProcessError
 from .problems.matchsticks import cli as matchsticks_cli
 from .problems.nqueens import cli as nqueens_cli
-from .problems.nqueens.plan import InconsistentCountError
+from .runner import InconsistentCountError
 
 __all__ = ["main", "build_parser"]
 
