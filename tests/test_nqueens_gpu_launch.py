@@ -227,6 +227,35 @@ def test_device_expansion_is_the_host_enumeration(fake_gpu, n, mark, rows):
     assert [count for count, _, _ in batches] == [len(got)]
 
 
+def test_a_unit_of_few_prefixes_is_expanded_by_three_rows(fake_gpu, monkeypatch):
+    # from n = 24 a GPU unit holds few prefixes (393 at n = 27: two rows would leave fewer
+    # records than an H200 holds threads); the default expansion then takes a third row
+    assert [gpu.choose_split(n, 5, c, most=gpu.MAX_EXPAND) for n, c in
+            ((18, 105541), (21, 298867), (23, 34717), (24, 11965), (27, 393))] == [2, 2, 2, 3, 3]
+    n, mark = 13, 3
+    monkeypatch.setattr(gpu, "MIN_ROWS_BELOW", 7)  # room for three rows at n = 13
+    monkeypatch.setattr(gpu, "TARGET_ITEMS", 1 << 40)
+    prefixes = enumerate_prefixes(n, mark)
+    assert gpu.count_prefixes_gpu(prefixes, block_size=32) == 3 * total(n)
+    _, block, shared = gpu._module(False).get_function("nqueens_count").launches[-1]
+    assert shared == block * gpu.stack_bytes_per_thread(n, mark + 3)  # the search from row 6
+
+
+def test_unit_records_script_shows_the_third_row_and_times_both(fake_gpu, capsys):
+    # bench/gpu_unit_records.py: the sizes from the plan (no GPU needed), and with --time
+    # unit 0 counted on the device expanded by two rows and by three
+    script = load_script("bench/gpu_unit_records.py")
+    assert script.main(["--nmin", "23", "--nmax", "24"]) == 0
+    rows = [line.split(" | ") for line in capsys.readouterr().out.splitlines()[1:]]
+    assert [r[0].split()[0] for r in rows] == ["23", "24"]
+    assert rows[0][1].split()[0] == rows[0][2].split()[0] == "2"  # n = 23: two rows, as before
+    assert rows[1][1].split()[0] == "2" and rows[1][2].split()[0] == "3"  # n = 24: a third
+    assert float(rows[1][2].split()[2]) > 8 * float(rows[1][1].split()[2])  # records per thread
+    assert script.main(["--nmin", "12", "--nmax", "12", "--time"]) == 0
+    seconds = capsys.readouterr().out.splitlines()[-1].split(" | ")[-1].split()
+    assert len(seconds) == 2 and all(float(s) >= 0 for s in seconds)
+
+
 @pytest.mark.parametrize("n,mark", [(13, 3), (14, 4)])
 def test_expanded_count_in_small_batches(fake_gpu, monkeypatch, n, mark):
     # the default count expands on the device; batches of whole prefixes of at most

@@ -66,14 +66,20 @@ def items_per_prefix(n: int, mark: int, split: int) -> int:
     return math.prod(n - mark - k for k in range(split))
 
 
-def choose_split(n: int, mark: int, count: int) -> int:
-    """Rows (0..2) the device splits each prefix by: enough work items, deep enough subtrees.
+def choose_split(n: int, mark: int, count: int, most: int = 2) -> int:
+    """Rows (0 to ``most``) the device splits or expands each prefix by: enough work items,
+    deep enough subtrees. The split takes at most 2 rows, the device's expansion
+    :data:`MAX_EXPAND`: from n = 24 a GPU unit holds so few prefixes (11,965 at n = 24, 393
+    at n = 27) that two rows leave fewer records than the device holds threads at n = 27,
+    and a unit's time is then that of its longest records.
 
     >>> choose_split(18, 5, 105541), choose_split(18, 7, 4388716), choose_split(10, 5, 500)
     (2, 1, 0)
+    >>> choose_split(27, 5, 393), choose_split(27, 5, 393, most=MAX_EXPAND)
+    (2, 3)
     """
     split = 0
-    while (split < 2 and count * items_per_prefix(n, mark, split) < TARGET_ITEMS
+    while (split < most and count * items_per_prefix(n, mark, split) < TARGET_ITEMS
            and mark + split + 1 <= n - MIN_ROWS_BELOW):
         split += 1
     return split
@@ -263,7 +269,7 @@ def _work_cut(prefixes: Prefixes, split: int | None, expand: int | None, count_n
             return 0, _check_split(prefixes, split)
         if _device_limits().time_limited:
             return min(MAX_EXPAND, prefixes.n - 1 - prefixes.mark), 0
-        return choose_split(prefixes.n, prefixes.mark, len(prefixes)), 0
+        return choose_split(prefixes.n, prefixes.mark, len(prefixes), most=MAX_EXPAND), 0
     if split is not None or count_nodes:
         raise ValueError("expand goes without split and count_nodes")
     if not (isinstance(expand, int) and 0 <= expand <= MAX_EXPAND and prefixes.mark + expand <= prefixes.n - 1):
