@@ -50,7 +50,9 @@ class _Search:
         self.cols = prefixes.cols[group]
         self.size = self.cols.shape[0]
         self.per_prefix = per_prefix
-        self.weight = np.zeros(self.size if per_prefix else 1, dtype=np.int64)
+        self.weight = np.zeros(self.size if per_prefix else 0, dtype=np.int64)
+        # the sum as a Python int: a case's share of a unit passes int64 near n = 32
+        self.total = 0
         # chain[i] = parent index into level i-1 of each node at row mark+i; level 0 = prefixes
         self.chain: list[np.ndarray] = []
 
@@ -108,7 +110,7 @@ class _Search:
             roots = self._roots(leaf)
             self.weight += np.bincount(roots, weights=weight, minlength=self.size).astype(np.int64)
         else:
-            self.weight[0] += int(weight.sum())
+            self.total += int(weight.sum())
 
 
 def count_prefixes_cpu(prefixes: Prefixes, *, per_prefix: bool = False):
@@ -133,5 +135,5 @@ def count_prefixes_cpu(prefixes: Prefixes, *, per_prefix: bool = False):
         if per_prefix:
             weights[group] = search.weight
         else:
-            weight += int(search.weight[0])
+            weight += search.total
     return weights if per_prefix else weight
