@@ -3,7 +3,7 @@ kernels/nqueens_symmetric.cu for the solutions fixed by rotations (F180, F90).
 
 Same contract as :func:`gpuqueens.problems.nqueens.cpu.count_prefixes_cpu`. The prefixes go
 to the device as 16-byte records in large batches. For a count, the device first continues
-each prefix one or two rows further (``nqueens_expand``: the host's enumeration, so that the
+each prefix one to three rows further (``nqueens_expand``: the host's enumeration, so that the
 host's prefixes stay few); then each batch of those records is one launch of a persistent
 grid whose threads take records from a global counter and add their per-block sums to one
 device buffer, read back once at the end and summed into Python ints on the host, so no
