@@ -13,7 +13,9 @@ __all__ = ["check_executor", "check_run_options", "executor_workers"]
 
 
 def check_executor(executor: object) -> None:
-    """Refuse an ``executor=`` that is neither ``None`` nor an object with a ``submit`` method.
+    """Refuse an ``executor=`` that is neither ``None`` nor an object with a ``submit`` method,
+    and a Dask ``Client`` itself (its futures are Dask's: ``client.get_executor()`` is the
+    executor).
 
     >>> check_executor(None)
     >>> check_executor("pool")
@@ -24,6 +26,9 @@ def check_executor(executor: object) -> None:
     if isinstance(executor, type):
         raise TypeError(f"executor must be an executor object, such as {executor.__name__}(4), "
                         f"not the class {executor.__name__}")
+    if type(executor).__module__.split(".")[0] == "distributed" and callable(getattr(executor, "get_executor", None)):
+        raise TypeError("executor takes a concurrent.futures.Executor: for a Dask Client, "
+                        "pass client.get_executor()")
     if executor is not None and not callable(getattr(executor, "submit", None)):
         raise TypeError("executor must be a concurrent.futures.Executor (an object with a submit "
                         f"method) or None, not {type(executor).__name__} ({executor!r})")

@@ -181,12 +181,14 @@ def run_units(
     recheck: int = 1,
     result_width: int | None = None,
     estimate: float | None = None,
+    check: Callable[[str, tuple[int, ...]], None] | None = None,
 ) -> dict[str, tuple[int, ...]]:
     """Solve every unit with ``solve(unit.payload)`` and return ``{unit.key: result}``.
 
     * ``job``: the identity of the whole run (problem, parameters, plan), JSON-serialisable;
       stored in the checkpoint so that a checkpoint is never resumed by another run.
-    * ``executor``: any :class:`concurrent.futures.Executor` (an object with ``submit``);
+    * ``executor``: any :class:`concurrent.futures.Executor` (an object whose ``submit``
+      returns a :class:`concurrent.futures.Future`);
       ``None`` solves the units here, one at a time. At most ``max_in_flight`` units
       (default: twice the executor's workers) are submitted at once, so a huge unit list
       does not flood the scheduler. ``solve`` and the payloads must be picklable for
@@ -214,6 +216,10 @@ def run_units(
     * ``result_width``: how many numbers every unit gives, where the caller knows; a stored
       result of another length is refused (:class:`CheckpointError`) even when the stage
       has a single unit, which has no other to be compared with.
+    * ``check``: ``check(key, result)`` raises where a unit's result is one that no correct
+      unit gives (:class:`InconsistentCountError`); called on each result before it is
+      recorded, so that the checkpoint never keeps it, and on each result read from the
+      checkpoint (the error then says how to solve that unit again).
     * ``estimate``: the seconds the caller expects the run to take, where it has an
       estimate. A run estimated under an hour whose own pace projects it past one (a
       slower machine than the estimate's) says so once, with a
@@ -252,6 +258,13 @@ def run_units(
         width = _ResultWidth(ledger.path if ledger is not None else None, result_width)
         for key, result in results.items():
             width.check(key, result, stored=True)
+            if check is not None:
+                try:
+                    check(key, result)
+                except InconsistentCountError as exc:
+                    raise InconsistentCountError(
+                        f"{exc}. It is stored in checkpoint {ledger.path}: delete that unit's "
+                        "row to solve it again (docs/scaling.md, *The re-check*)") from None
         pending = [unit for unit in units if unit.key not in results]
         already_weight = sum(unit.weight for unit in units if unit.key in results)
         # The re-check: some units found in the checkpoint, solved again first, and some of
@@ -290,6 +303,8 @@ def run_units(
                 if unit.key in results:
                     raise RuntimeError(f"work unit {unit.key!r} was recorded twice")
                 width.check(unit.key, result, stored=False)
+                if check is not None:
+                    check(unit.key, result)
                 if ledger is not None:
                     ledger.record(unit.key, result)
                 results[unit.key] = result
@@ -365,10 +380,14 @@ def _run_on_executor(
                     _add_note(exc, _CLOSED_EXECUTOR)
                 raise
             if not isinstance(future, concurrent.futures.Future):
+                if callable(getattr(future, "cancel", None)):
+                    future.cancel()
+                kind = type(future)
                 raise TypeError(
-                    f"executor.submit returned {type(future).__name__}, not a "
+                    f"executor.submit returned {kind.__module__}.{kind.__qualname__}, not a "
                     "concurrent.futures.Future: gpuqueens waits for the units with "
-                    "concurrent.futures.wait, which needs the standard library's futures")
+                    "concurrent.futures.wait, which needs the standard library's futures "
+                    "(for Dask, pass client.get_executor())")
             in_flight[future] = unit
 
     def collect(done: set[concurrent.futures.Future[Any]]) -> BaseException | None:

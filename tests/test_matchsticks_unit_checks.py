@@ -37,12 +37,13 @@ def exact_primes(m, n, removed):
 
 
 def test_residues_must_be_below_their_primes_one_per_prime():
-    check_residues({"a": (0, 6), "b": (4, 0)}, [5, 7])
+    check_residues("a", (0, 6), [5, 7])
+    check_residues("b", (4, 0), [5, 7])
     for bad in ((5, 0), (-1, 0), (0, 7)):
         with pytest.raises(InconsistentCountError, match="'b' returned residue"):
-            check_residues({"a": (0, 0), "b": bad}, [5, 7])
+            check_residues("b", bad, [5, 7])
     with pytest.raises(InconsistentCountError, match="returned 1 residues for 2 primes"):
-        check_residues({"a": (0,)}, [5, 7])
+        check_residues("a", (0,), [5, 7])
 
 
 def test_a_count_is_at_most_every_way_to_remove_its_sticks():
@@ -56,23 +57,29 @@ def test_a_count_is_at_most_every_way_to_remove_its_sticks():
 
 def test_fewest_pairs_are_none_or_a_capped_r_with_some_ways():
     caps = {0: 9, 3: 7}  # the pairs come in increasing S: S = 0, then S = 3
-    check_fewest({"a": (9, 16, -1, 0), "b": (-1, 0, 7, 168)}, caps, sticks=40, what="t")
+    check_fewest("a", (9, 16, -1, 0), caps, sticks=40, what="t")
+    check_fewest("b", (-1, 0, 7, 168), caps, sticks=40, what="t")
     for bad in ((10, 16, -1, 0),            # R above the round's cap
                 (9, 0, -1, 0),              # an R with no way
                 (-1, 3, -1, 0),             # ways with no R
                 (9, 16, 7, math.comb(40, 7) + 1),  # more ways than C(E, R)
                 (9, 16, -1)):               # a pair missing
         with pytest.raises(InconsistentCountError, match="'a' returned"):
-            check_fewest({"a": bad}, caps, sticks=40, what="t")
+            check_fewest("a", bad, caps, sticks=40, what="t")
 
 
-def test_a_residue_off_its_range_from_a_worker_is_refused():
+def test_a_residue_off_its_range_from_a_worker_is_refused_and_not_recorded(tmp_path):
     expected = rs_histogram(3, 3)[5, 3]
     assert count_exact_join(3, 3, removed=5, squares=3, run={"executor": Altering(tuple)}) == expected
     p = exact_primes(3, 3, 5)[0]
     off = Altering(lambda r: (r[0] + p, *r[1:]))  # the same count modulo p, but not a residue
+    path = tmp_path / "p2.sqlite"
     with pytest.raises(InconsistentCountError, match=f"modulo {p}"):
-        count_exact_join(3, 3, removed=5, squares=3, run={"executor": off})
+        count_exact_join(3, 3, removed=5, squares=3, run={"executor": off, "checkpoint": path})
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT COUNT(*) FROM units").fetchone() == (0,)  # the checkpoint keeps none
+    db.close()
+    assert count_exact_join(3, 3, removed=5, squares=3, run={"checkpoint": path}) == expected
 
 
 def test_residues_that_add_up_to_more_than_every_removal_are_refused(monkeypatch):
@@ -124,4 +131,5 @@ def test_an_edited_checkpoint_of_a_count_by_squares_fails_in_one_line(tmp_path):
     again = subprocess.run([*command, "--recheck", "0"], capture_output=True, text=True, timeout=300)
     assert again.returncode == 1 and again.stdout == ""
     assert again.stderr.startswith("gpuqueens: error: ") and f"modulo {p}" in again.stderr
+    assert f"It is stored in checkpoint {path}: delete that unit's row" in again.stderr
     assert len(again.stderr.strip().splitlines()) == 1

@@ -70,6 +70,9 @@ def test_dask_executor_gives_the_sequential_results(tmp_path):
             distributed.Client(cluster) as client:
         results = run_units(units, toy_solve, job=JOB, executor=client.get_executor(),
                             checkpoint=tmp_path / "run.sqlite", progress=False)
+        # the Client itself hands back Dask's futures: refused before any work, saying what to pass
+        with pytest.raises(TypeError, match=r"for a Dask Client, pass client.get_executor\(\)"):
+            run_units(units, toy_solve, job=JOB, executor=client, progress=False)
     assert results == expected(units)
 
 
@@ -355,7 +358,7 @@ class RunsInSubmit:
 
 
 def test_an_executor_whose_submit_returns_no_future_is_told_so():
-    with pytest.raises(TypeError, match="executor.submit returned tuple, not a concurrent.futures.Future"):
+    with pytest.raises(TypeError, match="executor.submit returned builtins.tuple, not a concurrent.futures.Future"):
         run_units(toy_units(3), toy_solve, job=JOB, executor=RunsInSubmit(), progress=False)
     with pytest.raises(TypeError, match="not a concurrent.futures.Future"):
         gpuqueens.count(9, backend="cpu", executor=RunsInSubmit())

@@ -265,11 +265,11 @@ def count_exact_join(m: int, n: int, *, removed: int, squares: int,
     primes = primes_for_bound(binomial_bound(stick_count(h, w), removed), NARROW_PRIME_LIMIT)
     try:
         results = run_units(units, solve, job=job, description=f"{h}×{w}, R={removed}, S={squares}",
-                            result_width=len(primes), **run)
+                            result_width=len(primes),
+                            check=functools.partial(check_residues, primes=primes), **run)
         if stats is not None:
             with _rounds.using(h, w, removed, squares, max_entries, backend) as rnd:
                 stats.add_round(rnd)  # type: ignore[arg-type]  # the same fields as a Round's
-        check_residues(results, primes)
         residues = [sum(result[k] for result in results.values()) % p
                     for k, p in enumerate(primes)]
         return check_count(crt(residues, primes), sticks=stick_count(h, w), removed=removed,

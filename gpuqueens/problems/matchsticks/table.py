@@ -244,14 +244,14 @@ def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any]
 
     def run_round(caps: dict[int, int], level: int, index: int) -> dict[int, tuple[int, int]]:
         units = round_units(h, w, caps, level, index, max_entries, slack=max(rest))
+        what = f"the {h}×{w} table, round {index}"
         results = run_units(units, solve, job=job, stage=f"round{index}",
-                            description=f"{h}×{w} table, round {index}",
-                            result_width=2 * len(caps), **run)
+                            description=f"{h}×{w} table, round {index}", result_width=2 * len(caps),
+                            check=functools.partial(check_fewest, caps=caps, sticks=sticks, what=what),
+                            **run)
         if stats is not None:
             with _rounds.using(*_round_key(units[0].payload, backend)) as rnd:
                 stats.add_round(rnd)
-        what = f"the {h}×{w} table, round {index}"
-        check_fewest(results, caps, sticks=sticks, what=what)
         found: dict[int, tuple[int, int]] = {}
         for flat in results.values():
             merge_fewest(found, _decode(caps, flat))
@@ -265,11 +265,12 @@ def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any]
         if wrap_solver is not None:
             top_solve = wrap_solver(top_solve)
         unit = top_unit(h, w, top)
-        results = run_units([unit], top_solve, job=job, stage="top",
-                            description=f"{h}×{w} table, S from {min(top)}",
-                            result_width=2 * len(top), **run)
-        check_fewest(results, dict.fromkeys(top, sticks), sticks=sticks, what=f"the {h}×{w} table")
-        found = _decode(dict.fromkeys(top), results[unit.key])
+        check = functools.partial(check_fewest, caps=dict.fromkeys(top, sticks), sticks=sticks,
+                                  what=f"the {h}×{w} table")
+        flat = run_units([unit], top_solve, job=job, stage="top",
+                         description=f"{h}×{w} table, S from {min(top)}",
+                         result_width=2 * len(top), check=check, **run)[unit.key]
+        found = _decode(dict.fromkeys(top), flat)
         rows.update({q: (q, *found[q]) if q in found else (q, None, 0) for q in top})
     try:
         if rest:
