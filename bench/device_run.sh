@@ -232,6 +232,7 @@ fi
 if step seed; then
   banner "seed peer n=$nmin..$seed_nmax"
   if [ -x peers/tools/seed_nqueens.sh ]; then
+    # SEED_BUILD_DIR and SEED_ARCH (nvcc's -arch) are the seed tool's own settings
     limited "$(share 150)" env SEED_BUILD_DIR="$root/peers/build" SEED_ARCH="${SEED_ARCH:-sm_$sm}" bash peers/tools/seed_nqueens.sh -n "$nmin" "$seed_nmax" \
       2>&1 | tee "$out/seed.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1

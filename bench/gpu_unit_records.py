@@ -17,14 +17,24 @@ expanded by two rows and by three (the kernels warm; a unit of n = 24 is estimat
 about 1.6 minutes, n = 25 at 4: each n is timed twice):
 
     python bench/gpu_unit_records.py --nmin 24 --nmax 25 --time
+
+How uneven the records are (``--spread``, no GPU; nvcc builds the kernel's host harness,
+tests/native/nqueens_host_main.cu, with node counts): the nodes of each record at row 7 of
+n against the mean record's, the largest and the 99.99th percentile:
+
+    python bench/gpu_unit_records.py --nmin 14 --nmax 16 --spread
 """
 
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -51,6 +61,8 @@ def threads_held(n: int, base: int) -> int:
 
 
 def row(n: int) -> dict:
+    """Unit 0 of n: its units, prefixes, and (rows, records, records per thread) by the rule
+    before (at most two rows) and now."""
     units, prefixes = unit_zero(n)
     mark = prefixes.mark
     rows = {"before": gpu.choose_split(n, mark, len(prefixes)),  # at most two rows
@@ -62,13 +74,41 @@ def row(n: int) -> dict:
     return out
 
 
-def time_unit(n: int, rows: int) -> float:
-    """Seconds of unit 0 of n on the current device, expanded by ``rows`` rows (the sum's
-    read-back waits for the device)."""
+def time_unit(n: int, rows: int) -> tuple[float, int]:
+    """(seconds, weight) of unit 0 of n on the current device, expanded by ``rows`` rows
+    (the sum's read-back waits for the device)."""
     _, prefixes = unit_zero(n)
     start = time.perf_counter()
-    gpu.sum_prefixes_gpu(prefixes, expand=rows)
-    return time.perf_counter() - start
+    (weight,) = gpu.sum_prefixes_gpu(prefixes, expand=rows)
+    return time.perf_counter() - start, weight
+
+
+def node_spread(n: int, harness: Path, folder: Path) -> tuple[int, float, float]:
+    """(records, largest / mean, 99.99th percentile / mean) of the nodes below each record
+    at row 7 of n, by the kernel's search run on the host (the harness's file formats)."""
+    records = expand_prefixes(enumerate_prefixes(n, 5), 7)
+    source, target = folder / "records.bin", folder / "nodes.bin"
+    with open(source, "wb") as f:
+        f.write(b"NQPREF2\0")
+        f.write(np.array([n, records.mark], dtype="<u4").tobytes())
+        f.write(np.array([len(records)], dtype="<u8").tobytes())
+        f.write(records.records().astype("<u4").tobytes())
+    subprocess.run([str(harness), str(source), str(target), "0"], check=True)
+    nodes = np.fromfile(target, dtype="<u8")[len(records):].astype(np.float64)  # after the weights
+    mean = nodes.mean()
+    return len(records), nodes.max() / mean, float(np.quantile(nodes, 0.9999)) / mean
+
+
+def spread(nmin: int, nmax: int) -> None:
+    root = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory() as folder:
+        harness = Path(folder) / "nqueens_nodes"
+        subprocess.run(["nvcc", "-O2", "-std=c++17", "-DNQ_COUNT_NODES", "-o", str(harness),
+                        str(root / "tests" / "native" / "nqueens_host_main.cu")], check=True)
+        print("n records_at_row_7 largest/mean p99.99/mean (nodes below a record)")
+        for n in range(nmin, nmax + 1):
+            count, largest, p9999 = node_spread(n, harness, Path(folder))
+            print(f"{n} {count} {largest:.2f} {p9999:.2f}", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,7 +117,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nmax", type=int, default=28, help="The last n (at most 32).")
     parser.add_argument("--time", action="store_true",
                         help="Also time unit 0 of each n on the GPU, expanded by two rows and by three.")
+    parser.add_argument("--spread", action="store_true",
+                        help="Instead, the nodes below each record at row 7 against the mean (nvcc, no GPU).")
     args = parser.parse_args(argv)
+    if args.spread:
+        if not 10 <= args.nmin <= args.nmax <= 20:
+            parser.error("with --spread give 10 <= --nmin <= --nmax <= 20")
+        spread(args.nmin, args.nmax)
+        return 0
     if not 10 <= args.nmin <= args.nmax <= 32:
         parser.error("give 10 <= --nmin <= --nmax <= 32")
     if args.time:
@@ -94,7 +141,13 @@ def main(argv: list[str] | None = None) -> int:
             k, records, per_thread = r[name]
             line += f" | {k} {records} {per_thread:.2f}"
         if args.time:
-            line += f" | {time_unit(n, 2):.2f} {time_unit(n, 3):.2f}"
+            (two, weight2), (three, weight3) = time_unit(n, 2), time_unit(n, 3)
+            line += f" | {two:.2f} {three:.2f}"
+            if weight2 != weight3:  # the same unit: the same weight, however expanded
+                print(line, flush=True)
+                print(f"gpu_unit_records: error: n={n}: unit 0 weighs {weight2} expanded by two "
+                      f"rows but {weight3} by three", file=sys.stderr)
+                return 1
         print(line, flush=True)
     return 0
 

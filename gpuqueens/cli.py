@@ -31,8 +31,9 @@ __all__ = ["main", "build_parser"]
 
 class _Parser(argparse.ArgumentParser):
     """argparse's parser, except that help or version text that cannot be written to stdout
-    (a full disk) raises the OSError (argparse drops it silently from Python 3.11 on, and the
-    command then exits 0 having printed nothing); its subcommands' parsers are of this class too."""
+    (a full disk) raises the OSError (recent Pythons' argparse drops it silently, 3.11.7 and
+    3.12 on, and the command then exited 0 having printed nothing); its subcommands' parsers
+    are of this class too."""
 
     def _print_message(self, message: str, file: Any = None) -> None:
         if message and file is not None and file is sys.stdout:

@@ -226,3 +226,16 @@ def test_gpu_matchstick_sample_help_is_whole_sentences():
     done = run(sys.executable, str(BENCH / "gpu_matchstick_sample.py"), "--help")
     description = done.stdout.split("\n\n")[1]
     assert done.returncode == 0 and description.rstrip().endswith(".")
+
+
+@pytest.mark.nvcc
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+def test_unit_records_spread_counts_each_records_nodes():
+    done = run(sys.executable, str(BENCH / "gpu_unit_records.py"), "--nmin", "10", "--nmax", "11",
+               "--spread", timeout=300)
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines()[1:]]
+    assert [r[0] for r in rows] == ["10", "11"]
+    assert all(float(r[2]) >= float(r[3]) >= 1 for r in rows)  # largest >= p99.99 >= mean
+    refused = run(sys.executable, str(BENCH / "gpu_unit_records.py"), "--nmin", "21", "--nmax", "21", "--spread")
+    assert refused.returncode == 2 and "10 <= --nmin <= --nmax <= 20" in refused.stderr

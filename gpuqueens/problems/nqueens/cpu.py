@@ -51,7 +51,7 @@ class _Search:
         self.size = self.cols.shape[0]
         self.per_prefix = per_prefix
         self.weight = np.zeros(self.size if per_prefix else 0, dtype=np.int64)
-        # the sum as a Python int: a case's share of a unit passes int64 near n = 32
+        # the sum as a Python int: at n = 32 a case's share of a unit comes within 2x of int64's limit
         self.total = 0
         # chain[i] = parent index into level i-1 of each node at row mark+i; level 0 = prefixes
         self.chain: list[np.ndarray] = []

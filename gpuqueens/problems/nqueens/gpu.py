@@ -3,7 +3,7 @@ kernels/nqueens_symmetric.cu for the solutions fixed by rotations (F180, F90).
 
 Same contract as :func:`gpuqueens.problems.nqueens.cpu.count_prefixes_cpu`. The prefixes go
 to the device as 16-byte records in large batches. For a count, the device first continues
-each prefix one to three rows further (``nqueens_expand``: the host's enumeration, so that the
+each prefix up to three rows further (``nqueens_expand``: the host's enumeration, so that the
 host's prefixes stay few); then each batch of those records is one launch of a persistent
 grid whose threads take records from a global counter and add their per-block sums to one
 device buffer, read back once at the end and summed into Python ints on the host, so no
@@ -288,8 +288,8 @@ def sum_prefixes_gpu(
     """``(weight,)`` summed over all prefixes (3 × the solutions below them), plus the
     search's node count with ``count_nodes=True`` (an instrumented build, for benchmarks).
 
-    By default the device expands the prefixes by :func:`choose_split`'s rows and searches
-    the records (no empty work items); ``expand`` (0 to 3 rows, mark + expand <= n - 1)
+    By default the device expands the prefixes by :func:`choose_split`'s rows (up to
+    :data:`MAX_EXPAND`) and searches the records (no empty work items); ``expand`` (0 to 3 rows, mark + expand <= n - 1)
     chooses the rows instead, for benchmarks of where the search should start. ``split``:
     instead, rows the device cuts each prefix by into work items (0, 1 or 2); node counts
     always take this path (the expanded rows' nodes would be missing)."""
@@ -386,7 +386,8 @@ def count_prefixes_gpu(prefixes: Prefixes, *, per_prefix: bool = False, block_si
     with each prefix's weight, exactly as
     :func:`~gpuqueens.problems.nqueens.cpu.count_prefixes_cpu` does. ``split`` and
     ``expand``: as in :func:`sum_prefixes_gpu` (by default the sum expands the prefixes on
-    the device, and the per-prefix weights split them by :func:`choose_split`'s rows).
+    the device, and the per-prefix weights split them by :func:`choose_split`'s rows, at
+    most two).
     """
     _check_prefixes(prefixes)
     block_size = _check_block_size(block_size)

@@ -72,9 +72,9 @@ class Plan:
 
 
 #: From this n on, each size step gets four times more units (each n costs ~8-10x the
-#: previous one), so that a unit stays short while the units are few: up to MAX_UNITS, from
-#: n = 27 on, a unit's work grows with n again (estimated at minutes on one GPU at n = 26
-#: and 27, hours at 28; docs/performance.md). The GPU needs big units: every
+#: previous one), so that a unit stays short. From n = 27 the units stay at MAX_UNITS and a
+#: unit's work grows with n again (the projections of docs/scaling.md: minutes a unit on one
+#: GPU at n = 26 and 27, hours at 28). The GPU needs big units: every
 #: unit ends with a tail (its last items run on an emptying device; estimated as twice a
 #: mean item at ~50 ns per node for a lane alone: 0.03 s at n = 21, 0.14 s at 22, 0.7 s at
 #: 23) and a read-back before the host prepares the next one. Measured on one H200
