@@ -211,6 +211,13 @@ class Progress:
     def _postfix(self) -> str:
         return f"{self.units_done}/{self.total_units} units"
 
+    def note(self, text: str) -> None:
+        """Show ``text`` after the units until the next unit finishes (work that is not a
+        new unit, such as the re-check of stored units: a long unit leaves the bar still)."""
+        if self._bar is not None:
+            self._bar.set_postfix_str(f"{self._postfix()}, {text}", refresh=True)
+            self._drop_if_unwritable()
+
     def advance(self, weight: float = 1.0) -> None:
         """Count one more finished unit of the given weight."""
         self.units_done += 1

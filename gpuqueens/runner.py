@@ -313,6 +313,8 @@ def run_units(
                 if unit.key in early:
                     compare(unit.key, early.pop(unit.key))
 
+            if first:  # solved before any new unit: the bar would stand still without a word
+                bar.note(f"re-checking {len(first)} stored unit{'s' if len(first) > 1 else ''}")
             solve_all([*first, *pending, *last], record)
     finally:
         if ledger is not None:

@@ -103,6 +103,14 @@ def test_resumed_run_starts_the_bar_at_the_finished_units(capsys, tmp_path):
     assert "3/5 units" in err and "5/5 units" in err
 
 
+def test_a_resumed_run_says_it_is_re_checking_stored_units(capsys, tmp_path):
+    pytest.importorskip("tqdm")
+    path = tmp_path / "run.sqlite"
+    run_units(UNITS, solve, job=JOB, checkpoint=path, progress=False)
+    run_units(UNITS, solve, job=JOB, checkpoint=path, progress=True, recheck=2)
+    assert "5/5 units, re-checking 2 stored units" in capsys.readouterr().err
+
+
 def test_without_tqdm_progress_is_silent(capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "tqdm", None)  # makes "import tqdm..." fail
     monkeypatch.setitem(sys.modules, "tqdm.auto", None)
