@@ -9,6 +9,8 @@ errors in their Python before they cost device time. Times it prints mean nothin
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import runpy
 import shutil
 import subprocess
@@ -61,9 +63,17 @@ def main(argv: list[str]) -> None:
     args = parse_args(argv)
     sys.path.insert(0, str(HERE))
     from fake_cupy import make_fake_cupy
+    from fake_cupy_site import write_site
 
     with tempfile.TemporaryDirectory() as folder:
-        sys.modules["cupy"] = make_fake_cupy(build_emulator(Path(folder)))
+        libraries = build_emulator(Path(folder))
+        sys.modules["cupy"] = make_fake_cupy(libraries)
+        # the processes the script starts (worker processes, the GPU probe's interpreter)
+        # import cupy anew: the stand-in as a package, first on their path
+        site = write_site(Path(folder) / "site")
+        os.environ["FAKE_CUPY_LIBRARIES"] = json.dumps({k: str(v) for k, v in libraries.items()})
+        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))
+        sys.path.insert(0, str(site))
         sys.argv = [str(args.script), *args.args]
         runpy.run_path(str(args.script), run_name="__main__")
 

@@ -1,9 +1,12 @@
 """tests/fake_gpu_run.py: its command line, checked before the emulator is built."""
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "fake_gpu_run.py"
@@ -34,3 +37,19 @@ def test_without_nvcc_the_error_says_so(tmp_path):
     done = run_script(str(HERE.parent / "bench" / "gpu_nqueens.py"), env=env)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "nvcc was not found" in done.stderr.splitlines()[-1]
+
+
+@pytest.mark.nvcc
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+def test_the_processes_a_script_starts_get_the_stand_in_too(tmp_path):
+    # workers=2 asks a fresh interpreter about the GPUs and may start worker processes:
+    # each imports cupy anew (it failed with "CuPy is not installed" there)
+    script = tmp_path / "workers.py"
+    script.write_text("import gpuqueens\n"
+                      "r = gpuqueens.nqueens(12, backend='gpu', workers=2)\n"
+                      "print(r.total, r.unique)\n")
+    env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
+    done = subprocess.run([sys.executable, str(SCRIPT), str(script)], capture_output=True, text=True,
+                          timeout=600, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["14200", "1787"]
