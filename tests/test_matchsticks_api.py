@@ -32,6 +32,7 @@ def test_table_object():
     table = matchstick_table(4, 4, backend="cpu")
     assert len(table) == 15 and table[13] == (3, 8)
     assert "fewest R" in str(table) and "4972" in str(table)
+    assert str(table).isascii()   # print(table) works on an ASCII console too
     assert repr(table).startswith("MatchstickTable(m=4, n=4")
     assert "<table>" in table._repr_html_()
     with pytest.raises(KeyError):

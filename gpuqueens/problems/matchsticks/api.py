@@ -130,7 +130,8 @@ class MatchstickTable:
     def __str__(self) -> str:
         cells = [("S", "fewest R", "ways")] + self._cells()
         widths = [max(len(row[k]) for row in cells) for k in range(3)]
-        title = (f"{self.m}×{self.n} grid ({stick_count(self.m, self.n)} sticks, "
+        # ASCII only: print(table) then works on any console (an ASCII or cp437 stdout too)
+        title = (f"{self.m}x{self.n} grid ({stick_count(self.m, self.n)} sticks, "
                  f"{square_count(self.m, self.n)} squares)")
         lines = [" " + "  ".join(c.rjust(wd) for c, wd in zip(row, widths)) for row in cells]
         return "\n".join([title] + lines)
