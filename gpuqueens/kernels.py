@@ -73,9 +73,31 @@ def wait_for_device() -> None:
     done = cupy.cuda.Event(disable_timing=True)
     done.record(cupy.cuda.get_current_stream())
     pause = 0.0001
-    while not done.done:
-        time.sleep(pause)
-        pause = min(2 * pause, WAIT_PAUSE_SECONDS)
+    try:
+        while not done.done:
+            time.sleep(pause)
+            pause = min(2 * pause, WAIT_PAUSE_SECONDS)
+    except Exception as error:
+        if _stopped_by_watchdog(error):
+            raise RuntimeError(WATCHDOG_MESSAGE.format(error=error)) from error
+        raise
+
+
+#: What a count says when the driver's watchdog stopped one of its kernels: CUDA's own words
+#: ("the launch timed out and was terminated") say neither why nor what to do.
+WATCHDOG_MESSAGE = (
+    "the GPU's driver stopped a kernel that ran too long ({error}): this GPU drives a display, "
+    "and its watchdog stops kernels after a few seconds. Even in short launches one piece of "
+    "this count's work takes longer than that here. Run the count on a GPU that drives no "
+    "display (or with backend=\"cpu\"), in a new Python process: CUDA cannot be used in this "
+    "one any more. With a checkpoint, the units already finished are kept.")
+
+
+def _stopped_by_watchdog(error: Exception) -> bool:
+    """Whether a CUDA error is the watchdog's: cudaErrorLaunchTimeout from the runtime,
+    CUDA_ERROR_LAUNCH_TIMEOUT from the driver."""
+    text = str(error).replace("_", "").lower()
+    return "launchtimeout" in text
 
 
 def stops_long_kernels(device_id: int | None = None) -> bool:

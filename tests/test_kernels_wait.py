@@ -19,8 +19,9 @@ class _Stop(Exception):
     pass
 
 
-def _device_busy_for(seconds: float, monkeypatch) -> list:
-    """A ``cupy`` whose current stream's work ends ``seconds`` after an event is recorded."""
+def _device_busy_for(seconds: float, monkeypatch, fails: Exception | None = None) -> list:
+    """A ``cupy`` whose current stream's work ends ``seconds`` after an event is recorded
+    (with ``fails`` raised when it ends, if given, as CUDA reports a failed kernel)."""
     streams = []
 
     class Event:
@@ -33,6 +34,8 @@ def _device_busy_for(seconds: float, monkeypatch) -> list:
 
         @property
         def done(self):
+            if fails is not None and time.monotonic() >= self.end:
+                raise fails
             return time.monotonic() >= self.end
 
     cuda = types.SimpleNamespace(Event=Event, get_current_stream=lambda: "current stream")
@@ -47,6 +50,28 @@ def test_the_wait_ends_soon_after_the_work(monkeypatch):
     took = time.monotonic() - begin
     assert streams == ["current stream"]
     assert 0.2 <= took < 0.2 + WAIT_PAUSE_SECONDS + 0.1
+
+
+class CUDARuntimeError(RuntimeError):
+    """CuPy's error type for a failed CUDA runtime call (same name, same text)."""
+
+
+@pytest.mark.parametrize("text", ["cudaErrorLaunchTimeout: the launch timed out and was terminated",
+                                  "CUDA_ERROR_LAUNCH_TIMEOUT: the launch timed out and was terminated"])
+def test_a_kernel_stopped_by_the_watchdog_is_explained(monkeypatch, text):
+    _device_busy_for(0.01, monkeypatch, fails=CUDARuntimeError(text))
+    with pytest.raises(RuntimeError, match="drives a display") as caught:
+        wait_for_device()
+    assert "backend=\"cpu\"" in str(caught.value) and "new Python process" in str(caught.value)
+    assert isinstance(caught.value.__cause__, CUDARuntimeError)
+
+
+def test_other_device_errors_pass_unchanged(monkeypatch):
+    error = CUDARuntimeError("cudaErrorIllegalAddress: an illegal memory access was encountered")
+    _device_busy_for(0.01, monkeypatch, fails=error)
+    with pytest.raises(CUDARuntimeError) as caught:
+        wait_for_device()
+    assert caught.value is error
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGUSR1"), reason="no SIGUSR1 here")
