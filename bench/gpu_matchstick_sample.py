@@ -28,7 +28,7 @@ projected round s
 
 With ``--patterns all`` the rows found are the first round's answer for those S: the same
 as the table's (``--check``, for grids the table answers). ``--backend cpu`` runs the same
-on the CPU. Before spending device time, dry-run it on the CuPy stand-in (nvcc needed;
+on the CPU. Before spending GPU time, dry-run it on the CuPy stand-in (nvcc needed;
 times mean nothing): ``python tests/fake_gpu_run.py bench/gpu_matchstick_sample.py 5x5
 --patterns all --check``.
 """

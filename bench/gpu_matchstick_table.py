@@ -33,7 +33,7 @@ check
 exact s
     the problem-2 counts of that check, summed (first calls included).
 
-Before spending device time, dry-run it on the CuPy stand-in (nvcc needed; times mean
+Before spending GPU time, dry-run it on the CuPy stand-in (nvcc needed; times mean
 nothing): ``python tests/fake_gpu_run.py bench/gpu_matchstick_table.py --grids 4 --repeats 1``.
 """
 

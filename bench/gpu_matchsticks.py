@@ -35,7 +35,7 @@ The ``--json`` file keeps each distribution (``counts``, as decimal strings), wh
 what this one has), e.g. ``--grids 20 --repeats 0 --memory-gb 75`` for 20×20 on an 80 GB
 card measured on a larger one; the peak then stays near X.
 
-Before spending device time, dry-run it on the CuPy stand-in (nvcc needed; times mean
+Before spending GPU time, dry-run it on the CuPy stand-in (nvcc needed; times mean
 nothing): ``python tests/fake_gpu_run.py bench/gpu_matchsticks.py --grids 3-5 --repeats 1``.
 """
 

@@ -171,7 +171,7 @@ BLOCK_SIZE: int | str = DEFAULT_BLOCK_SIZE
 
 def warm_seconds(n: int, mark: int, path: str, repeats: int, long_run_s: float):
     """(seconds, result, counts run): the wall time of the first count of n if it took
-    longer than `long_run_s` (long runs vary little and the device time is scarce), else the
+    longer than `long_run_s` (long runs vary little and GPU time is dear), else the
     median of `repeats` counts after it. The kernels must be loaded already (:func:`warm_up`)."""
     PHASES.clear()
     start = time.perf_counter()

@@ -1,6 +1,6 @@
 """Plot seconds against n for gpuqueens, ygch/n_queens and the seed program.
 
-    python bench/plot_times.py out/device_run/side_by_side.json [-o docs/nqueens-gpu-times.png]
+    python bench/plot_times.py out/device_run/side_by_side.json [-o docs/figures/nqueens-gpu-times.svg]
 
 Reads the rows that bench/device_run.sh's table step writes (n, gpuqueens_s, seed_s,
 ygch_s: warm seconds measured in one run on one GPU) and draws one line per program on a
@@ -25,7 +25,7 @@ def series(rows: list[dict], key: str) -> tuple[list[int], list[float]]:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", type=Path)
-    parser.add_argument("-o", "--output", type=Path, default=Path("nqueens-gpu-times.png"))
+    parser.add_argument("-o", "--output", type=Path, default=Path("nqueens-gpu-times.svg"))
     parser.add_argument("--title", default="N-Queens, all solutions: warm seconds on one GPU")
     args = parser.parse_args(argv)
     import matplotlib

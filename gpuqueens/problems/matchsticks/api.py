@@ -482,7 +482,7 @@ def _squares_asked(squares: Iterable[int] | None, m: int, n: int) -> list[int]:
         s = check_int("each S in squares", s, low=0)
         if s > total:
             raise ValueError(f"S={s} is more than the {total} squares of a {m}×{n} grid (S may be 0 to "
-                             f"{total}; without squares= the table has S = 0..{default[-1]})")
+                             f"{total}; by default the table has S = 0..{default[-1]})")
         return s
 
     if isinstance(squares, range) and len(squares):
