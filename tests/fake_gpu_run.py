@@ -3,7 +3,7 @@
     python tests/fake_gpu_run.py bench/gpu_nqueens.py --nmin 8 --nmax 10 --no-cold
 
 A dry run of the device scripts on a machine without a GPU (nvcc needed): it catches
-errors in their Python before they cost device time. Times it prints mean nothing.
+errors in their Python before they cost GPU time. Times it prints mean nothing.
 """
 
 from __future__ import annotations
@@ -72,8 +72,12 @@ def main(argv: list[str]) -> None:
         # import cupy anew: the stand-in as a package, first on their path
         site = write_site(Path(folder) / "site")
         os.environ["FAKE_CUPY_LIBRARIES"] = json.dumps({k: str(v) for k, v in libraries.items()})
-        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))
-        sys.path.insert(0, str(site))
+        # and the script's own folder, as `python script.py` gives it (a bench script that
+        # its worker processes import by name: bench/device_workers.py)
+        folder_of_script = str(args.script.resolve().parent)
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [str(site), folder_of_script, os.environ.get("PYTHONPATH")]))
+        sys.path[:0] = [str(site), folder_of_script]
         sys.argv = [str(args.script), *args.args]
         runpy.run_path(str(args.script), run_name="__main__")
 

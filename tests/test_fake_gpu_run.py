@@ -53,3 +53,20 @@ def test_the_processes_a_script_starts_get_the_stand_in_too(tmp_path):
                           timeout=600, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["14200", "1787"]
+
+
+@pytest.mark.nvcc
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+def test_a_scripts_own_folder_is_importable_in_its_processes(tmp_path):
+    # as with `python script.py`: bench/device_workers.py hands its worker processes a
+    # function of its own module, which they import by name
+    (tmp_path / "sibling.py").write_text("import os\n\ndef pid():\n    return os.getpid()\n")
+    script = tmp_path / "main.py"
+    script.write_text("import multiprocessing, sibling\n"
+                      "if __name__ == '__main__':\n"
+                      "    with multiprocessing.get_context('spawn').Pool(1) as pool:\n"
+                      "        print(pool.apply(sibling.pid) != sibling.pid())\n")
+    done = subprocess.run([sys.executable, str(SCRIPT), str(script)], capture_output=True, text=True,
+                          timeout=600, cwd=tmp_path.parent)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True"]
