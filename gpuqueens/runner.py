@@ -118,6 +118,11 @@ _CLOSED_EXECUTOR = ("(the executor given as executor= takes no more work: it was
                     "the `with` block that made it has ended; pass one that is open)")
 
 
+_CANCELLED_UNIT = ("(the executor given as executor= cancelled this unit before it ran: it was "
+                   "shut down with cancel_futures=True, or something cancelled its future; the "
+                   "units finished before are kept, and a checkpoint resumes from them)")
+
+
 def _unit_note(key: str) -> str:
     return f"(raised while solving work unit {key!r})"
 
@@ -404,6 +409,8 @@ def _run_on_executor(
                     _add_note(exc, _unit_note(unit.key))
                     if isinstance(exc, concurrent.futures.process.BrokenProcessPool):
                         _add_note(exc, _BROKEN_POOL)
+                    if future.cancelled():
+                        _add_note(exc, _CANCELLED_UNIT)
                     failure = exc
                 continue
             record(unit, result)
@@ -419,6 +426,9 @@ def _run_on_executor(
             done, _ = concurrent.futures.wait(
                 in_flight, timeout=SIGNAL_CHECK_SECONDS, return_when=concurrent.futures.FIRST_COMPLETED
             )
+            # A future the executor cancelled (shutdown(cancel_futures=True)) is done, but
+            # wait() never returns it: it waits for a notice that cancel() alone never sends.
+            done |= {future for future in in_flight if future.cancelled()}
             if not done:
                 continue
             failure = collect(done)
@@ -437,6 +447,11 @@ def _run_on_executor(
             future.cancel()  # only units not yet started; running ones finish unrecorded
 
 
+#: How long a broken process pool's manager thread may take to end by itself (it stops the
+#: pool's processes) before the runner closes the pipe it may be stuck behind.
+BROKEN_POOL_MANAGER_SECONDS = 2.0
+
+
 def _let_broken_pool_end(executor: concurrent.futures.Executor) -> None:
     """Close the reading end of a broken process pool's call queue, as recent Pythons do
     themselves (CPython issue 94777, fixed in July 2023: 3.11.7 has the fix; Python 3.10 and
@@ -446,9 +461,18 @@ def _let_broken_pool_end(executor: concurrent.futures.Executor) -> None:
     unit (prefix arrays of 50–300 KB) into a pipe that no process reads any more; the pool's
     manager thread waits for it, and Python waits for the manager at exit: the program
     hangs after printing its error. With the reading end closed the write fails and both
-    threads end. (Closing it again where Python has closed it changes nothing.)"""
+    threads end.
+
+    Only where the manager is still there after a moment: a Python with the fix closes the
+    pipe in the manager thread, and closing it here at the same time raced with that (an
+    "OSError: Bad file descriptor" traceback from the pool's thread, 5 runs in 14)."""
     if not isinstance(executor, concurrent.futures.ProcessPoolExecutor):
         return
+    manager = getattr(executor, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(timeout=BROKEN_POOL_MANAGER_SECONDS)
+        if not manager.is_alive():
+            return
     reader = getattr(getattr(executor, "_call_queue", None), "_reader", None)
     if reader is not None:
         try:

@@ -350,6 +350,52 @@ def test_an_executor_already_shut_down_is_named_in_the_error(make):
     assert any("executor= takes no more work" in note for note in info.value.__notes__)
 
 
+class CancelsAfterSubmits(concurrent.futures.ThreadPoolExecutor):
+    """A pool of one thread that something shuts down with cancel_futures=True once the last
+    unit is queued (a watchdog, a user's handler): the units waiting behind the first are
+    cancelled."""
+
+    def __init__(self, after: int):
+        super().__init__(1)
+        self.after, self.submitted = after, 0
+
+    def submit(self, fn, *args, **kwargs):
+        future = super().submit(fn, *args, **kwargs)
+        self.submitted += 1
+        if self.submitted == self.after:
+            self.shutdown(wait=False, cancel_futures=True)
+        return future
+
+
+class HandsBackCancelled(concurrent.futures.ThreadPoolExecutor):
+    def submit(self, fn, *args, **kwargs):
+        future = concurrent.futures.Future()
+        future.cancel()
+        return future
+
+
+@pytest.mark.parametrize("make", [lambda: CancelsAfterSubmits(after=3), lambda: HandsBackCancelled(1)])
+def test_units_the_executor_cancels_end_the_run_with_an_error(make, tmp_path):
+    # it waited for them for ever: wait() never returns a future that was only cancelled
+    units = [WorkUnit(f"u{i}", i) for i in range(3)]
+    outcome = {}
+
+    def run():
+        try:
+            run_units(units, slow_square, job=JOB, executor=make(), progress=False,
+                      checkpoint=tmp_path / "run.sqlite", recheck=0, max_in_flight=3)
+        except BaseException as exc:
+            outcome["error"] = exc
+
+    runner = threading.Thread(target=run, daemon=True)
+    runner.start()
+    runner.join(30)
+    assert not runner.is_alive(), "the run waited for ever on a cancelled unit"
+    error = outcome["error"]
+    assert isinstance(error, concurrent.futures.CancelledError)
+    assert any("cancelled this unit before it ran" in note for note in error.__notes__)
+
+
 class RunsInSubmit:
     """An "executor" whose submit returns the result itself, not a future."""
 
@@ -394,3 +440,41 @@ def test_a_run_without_an_estimate_or_announced_already_is_not_watched(estimate)
         warnings.simplefilter("error", gpuqueens.LongRunWarning)
         run_units([WorkUnit(f"u{i}", i) for i in range(5)], slow_square, job={"problem": "toy"},
                   estimate=estimate)
+
+
+class _Reader:
+    closed = False
+
+    def close(self):
+        self.closed = True
+
+
+def _broken_pool(manager: threading.Thread) -> concurrent.futures.ProcessPoolExecutor:
+    """A broken pool's remains, as _let_broken_pool_end sees them (no processes started)."""
+    pool = concurrent.futures.ProcessPoolExecutor.__new__(concurrent.futures.ProcessPoolExecutor)
+    pool._executor_manager_thread = manager
+    pool._call_queue = type("CallQueue", (), {"_reader": _Reader()})()
+    return pool
+
+
+def test_a_broken_pool_whose_manager_ends_by_itself_is_left_to_it(monkeypatch):
+    # Pythons with the fix close the pipe in the manager thread: closing it here too raced
+    # with that ("OSError: Bad file descriptor" from the pool's thread)
+    from gpuqueens import runner
+
+    monkeypatch.setattr(runner, "BROKEN_POOL_MANAGER_SECONDS", 0.05)
+    ended = threading.Thread(target=lambda: None)
+    ended.start()
+    pool = _broken_pool(ended)
+    runner._let_broken_pool_end(pool)
+    assert not pool._call_queue._reader.closed
+
+    release = threading.Event()
+    stuck = threading.Thread(target=release.wait, daemon=True)   # Python 3.10's manager
+    stuck.start()
+    pool = _broken_pool(stuck)
+    try:
+        runner._let_broken_pool_end(pool)
+        assert pool._call_queue._reader.closed
+    finally:
+        release.set()
