@@ -145,6 +145,33 @@ def test_public_api_on_the_gpu_path(fake_gpu):
     assert len(gpu._module().get_function("matchsticks_join").launches) == 4  # one per call above
 
 
+def test_auto_keeps_on_the_cpu_a_grid_the_gpu_method_cannot_count(fake_gpu, monkeypatch, capsys):
+    from gpuqueens.cli import main
+    from gpuqueens.problems.matchsticks.api import transfer_backend
+
+    # the refusal itself, from the estimate alone: 1×20000 needs 1,273 primes ≡ 1 (mod 60002)
+    # below 2^29, and there are about 445
+    assert transfer_backend(1, 20000, 60001) == "cpu"
+    assert transfer_backend(1, 20000, 60001, "gpu") == "gpu"   # asked for: its error says why
+    assert transfer_backend(2, 7, 31) == "gpu"
+    with pytest.raises(ValueError, match="too many sticks for the GPU method"):
+        gpuqueens.matchstick_counts(1, 20000, backend="gpu")
+
+    # counted, on a small grid: primes below 2^8 are too few for its 39 points
+    monkeypatch.setattr("gpuqueens.problems.matchsticks.costs.EVALUATION_PRIME_BITS", 8)
+
+    def no_gpu(*_args, **_kwargs):
+        raise AssertionError("the GPU method ran")
+
+    monkeypatch.setattr(gpu, "count_by_removed_gpu", no_gpu)
+    assert gpuqueens.matchstick_counts(3, 5) == count_by_removed(3, 5)
+    assert gpuqueens.matchsticks(3, 5, removed=7) == count_by_removed(3, 5)[7]
+    assert main(["matchstick-counts", "3", "5"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("[cpu]")
+    assert main(["matchsticks", "3", "5", "--removed", "7"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("[cpu]")
+
+
 def test_cpu_backend_does_not_touch_the_device(fake_gpu):
     assert gpuqueens.matchstick_counts(3, 5, backend="cpu") == count_by_removed(3, 5)
     assert gpuqueens.matchsticks(4, 4, removed=9, backend="cpu") == 4975368

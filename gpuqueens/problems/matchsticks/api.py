@@ -174,6 +174,32 @@ def _check_transfer_size(m: int, n: int, backend: str) -> None:
                          f"shorter side of {limit} (its state has 2^(h+2) rows); got {h}")
 
 
+def transfer_backend(m: int, n: int, top: int, backend: str | None = None) -> str:
+    """Where problem 1 for R = 0..top runs: the backend that ``backend`` resolves to,
+    except that ``"auto"`` keeps on the CPU a grid that the GPU method cannot count (its
+    evaluation points need more primes than there are below 2^29: grids of more than
+    ~2·10^4 sticks). ``"gpu"`` asked for is never changed: its error then says why.
+
+    >>> transfer_backend(1, 30000, 10, "cpu")
+    'cpu'
+    """
+    asked = requested_backend(backend)
+    return _keep_off_gpu(m, n, top, resolve_backend(backend), asked)
+
+
+def _keep_off_gpu(m: int, n: int, top: int, backend: str, asked: str) -> str:
+    if backend != "gpu" or asked != "auto":
+        return backend
+    h, w = orient(m, n)
+    if h > MAX_CPU_TRANSFER_SHORT_SIDE:
+        return backend
+    try:
+        transfer_cost(h, w, top, "gpu")
+    except ValueError:   # too many sticks for the GPU method; the CPU's has no such limit
+        return "cpu"
+    return backend
+
+
 def _counts(m: int, n: int, max_removed: int | None, backend: str,
             progress: bool | None) -> list[int]:
     if backend == "gpu":  # the kernel, by evaluation points
@@ -248,8 +274,10 @@ def matchstick_counts(m: int, n: int, *, backend: str | None = None,
     """
     m, n = check_grid(m, n)
     progress = check_progress(progress)
+    asked = requested_backend(backend)
     backend = resolve_backend(backend)  # here, so that its warning names the caller's line
-    return _by_removed(m, n, stick_count(m, n), backend, progress)
+    top = stick_count(m, n)
+    return _by_removed(m, n, top, _keep_off_gpu(m, n, top, backend, asked), progress)
 
 
 def _closed_form(m: int, n: int, removed: int, squares: int | None) -> int | None:
@@ -315,12 +343,14 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
         checkpoint = check_checkpoint_path(checkpoint)
     if squares is None:
         _refuse_units_options(m, n, checkpoint, executor, "without squares=")
+        asked = requested_backend(backend)
         backend = resolve_backend(backend)
         closed = _closed_form(m, n, removed, None)
         if closed is None:
             closed = _by_few_kept(m, n, removed, backend, progress)
         if closed is not None:
             return closed
+        backend = _keep_off_gpu(m, n, removed, backend, asked)
         return _by_removed(m, n, removed, backend, progress)[removed]
     squares = check_int("squares", squares, low=0, high=square_count(m, n))
     closed = _closed_form(m, n, removed, squares)
