@@ -212,7 +212,7 @@ def no_sweeps(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("a sweep started for a count with a closed form")
 
-    for name in ("_by_removed", "count_exact", "count_exact_join"):
+    for name in ("_way_by_removed", "_way_by_few_kept", "count_exact", "count_exact_join"):
         monkeypatch.setattr(api, name, refuse)
 
 

@@ -89,7 +89,7 @@ def test_bad_input_is_refused_before_the_backend_is_chosen(argv, capsys, monkeyp
     def chosen(*_args, **_kwargs):
         raise AssertionError("the backend was chosen before the arguments were checked")
 
-    monkeypatch.setattr(cli, "transfer_backend", chosen)
+    monkeypatch.setattr(cli, "by_removed_backend", chosen)
     monkeypatch.setattr(cli, "square_tracking_backend", chosen)
     monkeypatch.setattr("gpuqueens.problems.matchsticks.api.resolve_backend", chosen)
     with pytest.raises(ValueError):

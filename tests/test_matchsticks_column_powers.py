@@ -68,7 +68,7 @@ def test_few_sticks_kept_go_by_powers_of_kept_sticks_in_the_public_call(monkeypa
         raise AssertionError("counted by sticks removed")
 
     monkeypatch.setattr(api, "count_by_removed", no_sweep)
-    monkeypatch.setattr(api, "_by_removed", no_sweep)
+    monkeypatch.setattr(api, "_way_by_removed", no_sweep)
     sticks = stick_count(1, 5000)
     assert gpuqueens.matchsticks(1, 5000, removed=sticks - 7, backend="cpu") == 4999
     assert gpuqueens.matchsticks(5000, 1, removed=sticks - 7, backend="cpu") == 4999

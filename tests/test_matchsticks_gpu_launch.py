@@ -147,15 +147,16 @@ def test_public_api_on_the_gpu_path(fake_gpu):
 
 def test_auto_keeps_on_the_cpu_a_grid_the_gpu_method_cannot_count(fake_gpu, monkeypatch, capsys):
     from gpuqueens.cli import main
-    from gpuqueens.problems.matchsticks.api import transfer_backend
+    from gpuqueens.problems.matchsticks.api import by_removed_backend
 
     # the refusal itself, from the estimate alone: 1×20000 needs 1,273 primes ≡ 1 (mod 60002)
     # below 2^29, and there are about 445
-    assert transfer_backend(1, 20000, 60001) == "cpu"
-    assert transfer_backend(1, 20000, 60001, "gpu") == "gpu"   # asked for: its error says why
-    assert transfer_backend(2, 7, 31) == "gpu"
-    with pytest.raises(ValueError, match="too many sticks for the GPU method"):
-        gpuqueens.matchstick_counts(1, 20000, backend="gpu")
+    assert by_removed_backend(1, 20000, None) == "cpu"
+    assert by_removed_backend(2, 7, None) == "gpu"
+    for asked_for_the_gpu in (lambda: gpuqueens.matchstick_counts(1, 20000, backend="gpu"),
+                              lambda: by_removed_backend(1, 20000, None, "gpu")):
+        with pytest.raises(ValueError, match="too many sticks for the GPU method"):
+            asked_for_the_gpu()
 
     # counted, on a small grid: primes below 2^8 are too few for its 39 points
     monkeypatch.setattr("gpuqueens.problems.matchsticks.costs.EVALUATION_PRIME_BITS", 8)
@@ -164,12 +165,33 @@ def test_auto_keeps_on_the_cpu_a_grid_the_gpu_method_cannot_count(fake_gpu, monk
         raise AssertionError("the GPU method ran")
 
     monkeypatch.setattr(gpu, "count_by_removed_gpu", no_gpu)
-    assert gpuqueens.matchstick_counts(3, 5) == count_by_removed(3, 5)
-    assert gpuqueens.matchsticks(3, 5, removed=7) == count_by_removed(3, 5)[7]
-    assert main(["matchstick-counts", "3", "5"]) == 0
-    assert capsys.readouterr().out.splitlines()[-1].startswith("[cpu]")
-    assert main(["matchsticks", "3", "5", "--removed", "7"]) == 0
-    assert capsys.readouterr().out.splitlines()[-1].startswith("[cpu]")
+    whole = count_by_removed(3, 5)
+    assert gpuqueens.matchstick_counts(3, 5) == whole
+    # by R (7), by sticks kept (30 removed, 8 kept): neither on the GPU, with or without "gpu"
+    assert gpuqueens.matchsticks(3, 5, removed=7) == whole[7]
+    assert gpuqueens.matchsticks(3, 5, removed=30) == whole[30]
+    assert gpuqueens.matchsticks(3, 5, removed=30, backend="gpu") == whole[30]
+    for argv in (["matchstick-counts", "3", "5"], ["matchsticks", "3", "5", "--removed", "7"],
+                 ["matchsticks", "3", "5", "--removed", "30"]):
+        assert main(argv) == 0
+        assert capsys.readouterr().out.splitlines()[-1].startswith("[cpu]"), argv
+
+
+def test_the_shell_says_where_the_counts_by_removed_ran(fake_gpu, monkeypatch, capsys):
+    from gpuqueens.cli import main
+
+    ran = []
+    counting = gpu.count_by_removed_gpu
+    monkeypatch.setattr(gpu, "count_by_removed_gpu", lambda *a, **k: ran.append(a) or counting(*a, **k))
+    for argv, where in ((["matchstick-counts", "3", "5"], "gpu"),
+                        (["matchsticks", "3", "5", "--removed", "7"], "gpu"),
+                        (["matchsticks", "3", "5", "--removed", "0"], "cpu"),     # a closed form
+                        (["matchsticks", "3", "5", "--removed", "34"], "cpu"),    # 4 kept: closed
+                        (["matchsticks", "1", "1000", "--removed", "2"], "cpu")):  # column powers
+        ran.clear()
+        assert main(argv) == 0
+        assert capsys.readouterr().out.splitlines()[-1].startswith(f"[{where}]"), argv
+        assert bool(ran) == (where == "gpu"), argv
 
 
 def test_cpu_backend_does_not_touch_the_device(fake_gpu):

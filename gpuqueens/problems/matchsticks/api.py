@@ -17,7 +17,7 @@ import numbers
 import os
 import reprlib
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 import dataclasses
 from dataclasses import dataclass
 from typing import Any
@@ -92,7 +92,7 @@ class MatchstickTable:
     >>> table[0], table.backend, 4 in table, 3 in table
     ((4, 4), 'cpu', True, False)
     >>> print(table)
-    2×2 grid (12 sticks, 5 squares)
+    2x2 grid (12 sticks, 5 squares)
      S  fewest R  ways
      0         4     4
      4         -     0
@@ -174,20 +174,65 @@ def _check_transfer_size(m: int, n: int, backend: str) -> None:
                          f"shorter side of {limit} (its state has 2^(h+2) rows); got {h}")
 
 
-def transfer_backend(m: int, n: int, top: int, backend: str | None = None) -> str:
-    """Where problem 1 for R = 0..top runs: the backend that ``backend`` resolves to,
-    except that ``"auto"`` keeps on the CPU a grid that the GPU method cannot count (its
-    evaluation points need more primes than there are below 2^29: grids of more than
-    ~2·10^4 sticks). ``"gpu"`` asked for is never changed: its error then says why.
+def by_removed_backend(m: int, n: int, removed: int | None = None, backend: str | None = None) -> str:
+    """Where ``matchsticks(m, n, removed=R, backend=...)`` counts (``removed=None``:
+    ``matchstick_counts(m, n, backend=...)``), on checked arguments: ``"cpu"`` or ``"gpu"``.
 
-    >>> transfer_backend(1, 30000, 10, "cpu")
+    The closed forms, the counts by sticks kept and column powers run on the CPU whatever
+    the backend; the transfer runs on the backend that ``backend`` resolves to, except that
+    ``"auto"`` keeps on the CPU a grid that the GPU method cannot count (its evaluation points
+    need more primes than there are below 2^29: grids of more than ~2·10^4 sticks).
+
+    >>> by_removed_backend(10, 10, 2, "cpu")
     'cpu'
     """
+    if removed is None:
+        return _way_for_counts(m, n, backend, progress=False).where
+    return _way_for_removed(m, n, removed, backend, progress=False).where
+
+
+@dataclass(frozen=True)
+class _Way:
+    """One way to count problem 1: where it runs, its cost (``None``: a closed form, at
+    once) and the count."""
+
+    where: str
+    cost: Cost | None
+    count: Callable[[], Any]
+
+    def run(self) -> Any:
+        if self.cost is not None:
+            check_cost(self.cost)   # refused or warned before any work
+        return self.count()
+
+
+def _way_for_counts(m: int, n: int, backend: str | None, progress: bool | None) -> _Way:
+    """Problem 1 for every R (``matchstick_counts``)."""
     asked = requested_backend(backend)
-    return _keep_off_gpu(m, n, top, resolve_backend(backend), asked)
+    backend = resolve_backend(backend)
+    top = stick_count(m, n)
+    return _way_by_removed(m, n, top, _keep_off_gpu(m, n, top, backend, asked), progress)
+
+
+def _way_for_removed(m: int, n: int, removed: int, backend: str | None, progress: bool | None) -> _Way:
+    """Problem 1 at one R (``matchsticks`` without ``squares``): a closed form, the count by
+    sticks kept, or the counts by R up to R."""
+    asked = requested_backend(backend)
+    backend = resolve_backend(backend)
+    closed = _closed_form(m, n, removed, None)
+    if closed is not None:
+        return _Way("cpu", None, lambda: closed)
+    backend = _keep_off_gpu(m, n, removed, backend, asked)
+    way = _way_by_few_kept(m, n, removed, backend, progress)
+    if way is not None:
+        return way
+    by_removed = _way_by_removed(m, n, removed, backend, progress)
+    return dataclasses.replace(by_removed, count=lambda: by_removed.count()[removed])
 
 
 def _keep_off_gpu(m: int, n: int, top: int, backend: str, asked: str) -> str:
+    """``"cpu"`` for a backend that ``"auto"`` resolved to the GPU when the GPU method
+    refuses the grid; else ``backend``."""
     if backend != "gpu" or asked != "auto":
         return backend
     h, w = orient(m, n)
@@ -213,27 +258,25 @@ def _counts(m: int, n: int, max_removed: int | None, backend: str,
     return count_by_removed(m, n, max_removed, progress=progress)
 
 
-def _by_removed(m: int, n: int, top: int, backend: str, progress: bool | None) -> list[int]:
-    """Problem 1 for R = 0..top on a resolved backend, after the size checks and the
-    estimate. Long grids with a short side and few removed sticks go by powers of the
-    column transfer (:mod:`.column_powers`) on any backend, when that is the cheaper."""
+def _way_by_removed(m: int, n: int, top: int, backend: str, progress: bool | None) -> _Way:
+    """Problem 1 for R = 0..top on a resolved backend, after the size check. Long grids
+    with a short side and few removed sticks go by powers of the column transfer
+    (:mod:`.column_powers`, on the CPU) whatever the backend, when that is the cheaper."""
     _check_transfer_size(m, n, backend)
     h, w = orient(m, n)
     sweep = transfer_cost(h, w, top, backend)
     if h <= MAX_POWERS_SHORT_SIDE:
         powers = power_cost(h, w, top)
         if powers.seconds < sweep.seconds and powers.memory < available_memory() / 2:
-            check_cost(powers, stacklevel=3)
-            return count_by_column_powers(m, n, top)
-    check_cost(sweep, stacklevel=3)
-    return _counts(m, n, top, backend, progress)
+            return _Way("cpu", powers, lambda: count_by_column_powers(m, n, top))
+    return _Way(backend, sweep, lambda: _counts(m, n, top, backend, progress))
 
 
-def _by_few_kept(m: int, n: int, removed: int, backend: str,
-                 progress: bool | None = False) -> int | None:
+def _way_by_few_kept(m: int, n: int, removed: int, backend: str,
+                     progress: bool | None = False) -> _Way | None:
     """Problem 1 at one R with fewer sticks kept than removed, counted by sticks kept
     (truncated at K = E - R, not at R) by the CPU sweep or column powers, when one of them
-    is cheaper than :func:`_by_removed` would be; else ``None``. (A 1×5000 strip with 7
+    is cheaper than :func:`_way_by_removed` would be; else ``None``. (A 1×5000 strip with 7
     sticks kept: at once, against minutes; a 13×13 grid with 10 kept: seconds, against the
     whole distribution.)"""
     h, w = orient(m, n)
@@ -243,7 +286,9 @@ def _by_few_kept(m: int, n: int, removed: int, backend: str,
     fits = available_memory() / 2
     # each way by sticks kept: its cost and the count; and the cost of each way by R
     ways = []
-    by_removed = [transfer_cost(h, w, removed, backend)]
+    by_removed = []
+    with contextlib.suppress(ValueError):  # the GPU method refuses the grid: it is no way
+        by_removed.append(transfer_cost(h, w, removed, backend))
     if h <= MAX_CPU_TRANSFER_SHORT_SIDE:
         ways.append((transfer_cost(h, w, kept, "cpu"), lambda: count_by_removed(m, n, kept, kept=True, progress=progress)))
     if h <= MAX_POWERS_SHORT_SIDE:
@@ -255,8 +300,7 @@ def _by_few_kept(m: int, n: int, removed: int, backend: str,
     cost, count = min(ways, key=lambda way: way[0].seconds)
     if cost.seconds >= min((c.seconds for c in by_removed if c.memory < fits), default=math.inf):
         return None
-    check_cost(cost, stacklevel=3)
-    return count()[kept]
+    return _Way("cpu", cost, lambda: count()[kept])
 
 
 def matchstick_counts(m: int, n: int, *, backend: str | None = None,
@@ -274,10 +318,7 @@ def matchstick_counts(m: int, n: int, *, backend: str | None = None,
     """
     m, n = check_grid(m, n)
     progress = check_progress(progress)
-    asked = requested_backend(backend)
-    backend = resolve_backend(backend)  # here, so that its warning names the caller's line
-    top = stick_count(m, n)
-    return _by_removed(m, n, top, _keep_off_gpu(m, n, top, backend, asked), progress)
+    return _way_for_counts(m, n, backend, progress).run()
 
 
 def _closed_form(m: int, n: int, removed: int, squares: int | None) -> int | None:
@@ -343,15 +384,7 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
         checkpoint = check_checkpoint_path(checkpoint)
     if squares is None:
         _refuse_units_options(m, n, checkpoint, executor, "without squares=")
-        asked = requested_backend(backend)
-        backend = resolve_backend(backend)
-        closed = _closed_form(m, n, removed, None)
-        if closed is None:
-            closed = _by_few_kept(m, n, removed, backend, progress)
-        if closed is not None:
-            return closed
-        backend = _keep_off_gpu(m, n, removed, backend, asked)
-        return _by_removed(m, n, removed, backend, progress)[removed]
+        return _way_for_removed(m, n, removed, backend, progress).run()
     squares = check_int("squares", squares, low=0, high=square_count(m, n))
     closed = _closed_form(m, n, removed, squares)
     if closed is not None:
@@ -568,7 +601,7 @@ def matchstick_table(m: int, n: int, squares: Iterable[int] | None = None, *,
     Dask cluster) spreads the units.
 
     >>> print(matchstick_table(1, 2, backend="cpu"))
-    1×2 grid (7 sticks, 2 squares)
+    1x2 grid (7 sticks, 2 squares)
      S  fewest R  ways
      0         1     1
      1         3     2

@@ -15,7 +15,7 @@ import re
 import time
 
 from ...cli_options import add_progress_option, add_recheck_option, add_run_options
-from .api import matchstick_counts, matchstick_table, matchsticks, square_tracking_backend, transfer_backend
+from .api import matchstick_counts, matchstick_table, matchsticks, by_removed_backend, square_tracking_backend
 
 __all__ = ["register", "parse_squares", "handle"]
 
@@ -99,14 +99,14 @@ def handle(args: argparse.Namespace) -> int:
                             backend=args.backend, checkpoint=args.checkpoint,
                             progress=args.progress, recheck=args.recheck, workers=args.workers)
         if args.squares is None:
-            backend = transfer_backend(args.m, args.n, args.removed, args.backend)
+            backend = by_removed_backend(args.m, args.n, args.removed, args.backend)
         else:
             backend = square_tracking_backend(args.backend)
         what = f"R={args.removed}" + ("" if args.squares is None else f" S={args.squares}")
         text = f"{args.m}×{args.n} {what}: {value}"
     elif args.matchstick_command == "counts":
         values = matchstick_counts(args.m, args.n, backend=args.backend, progress=args.progress)
-        backend = transfer_backend(args.m, args.n, len(values) - 1, args.backend)
+        backend = by_removed_backend(args.m, args.n, None, args.backend)
         text = "\n".join(f"R={r:<4d} {c}" for r, c in enumerate(values))
         text += f"\ntotal  {sum(values)}"
     else:
