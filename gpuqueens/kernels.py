@@ -9,12 +9,14 @@ first run on a machine pays the compile.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 __all__ = ["kernel_source_path", "kernel_source", "load_module", "wait_for_device", "stops_long_kernels",
-           "timed_slices", "launch_ranges"]
+           "timed_slices", "launch_ranges", "watchdog_explained"]
 
 #: The longest pause between two looks at the device while waiting for it (seconds): how
 #: late a wait may notice that the work is done, and how long Ctrl-C may wait at most.
@@ -73,10 +75,18 @@ def wait_for_device() -> None:
     done = cupy.cuda.Event(disable_timing=True)
     done.record(cupy.cuda.get_current_stream())
     pause = 0.0001
-    try:
+    with watchdog_explained():
         while not done.done:
             time.sleep(pause)
             pause = min(2 * pause, WAIT_PAUSE_SECONDS)
+
+
+@contextlib.contextmanager
+def watchdog_explained() -> Iterator[None]:
+    """Turn CUDA's error for a kernel that a display GPU's watchdog stopped (wherever it
+    surfaces: a wait, a copy, the next launch) into :data:`WATCHDOG_MESSAGE`."""
+    try:
+        yield
     except Exception as error:
         if _stopped_by_watchdog(error):
             raise RuntimeError(WATCHDOG_MESSAGE.format(error=error)) from error
@@ -86,11 +96,11 @@ def wait_for_device() -> None:
 #: What a count says when the driver's watchdog stopped one of its kernels: CUDA's own words
 #: ("the launch timed out and was terminated") say neither why nor what to do.
 WATCHDOG_MESSAGE = (
-    "the GPU's driver stopped a kernel that ran too long ({error}): this GPU drives a display, "
-    "and its watchdog stops kernels after a few seconds. Even in short launches one piece of "
-    "this count's work takes longer than that here. Run the count on a GPU that drives no "
-    "display (or with backend=\"cpu\"), in a new Python process: CUDA cannot be used in this "
-    "one any more. With a checkpoint, the units already finished are kept.")
+    "the GPU's driver stopped a kernel that ran too long ({error}): a GPU that drives a "
+    "display has a watchdog that stops kernels after a few seconds, and a piece of this "
+    "count's work took longer. Run the count on a GPU that drives no display, or on the CPU "
+    "(backend=\"cpu\"; --backend cpu in the shell), in a new Python process: CUDA cannot be "
+    "used in this one any more. With a checkpoint, the units already finished are kept.")
 
 
 def _stopped_by_watchdog(error: Exception) -> bool:

@@ -119,8 +119,8 @@ _CLOSED_EXECUTOR = ("(the executor given as executor= takes no more work: it was
 
 
 _CANCELLED_UNIT = ("(the executor given as executor= cancelled this unit before it ran: it was "
-                   "shut down with cancel_futures=True, or something cancelled its future; the "
-                   "units finished before are kept, and a checkpoint resumes from them)")
+                   "shut down with cancel_futures=True, or something cancelled its future; with a "
+                   "checkpoint, the units finished before are kept and a rerun resumes from them)")
 
 
 def _unit_note(key: str) -> str:

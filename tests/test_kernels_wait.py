@@ -62,7 +62,8 @@ def test_a_kernel_stopped_by_the_watchdog_is_explained(monkeypatch, text):
     _device_busy_for(0.01, monkeypatch, fails=CUDARuntimeError(text))
     with pytest.raises(RuntimeError, match="drives a display") as caught:
         wait_for_device()
-    assert "backend=\"cpu\"" in str(caught.value) and "new Python process" in str(caught.value)
+    assert "backend=\"cpu\"; --backend cpu in the shell" in str(caught.value)
+    assert "new Python process" in str(caught.value)
     assert isinstance(caught.value.__cause__, CUDARuntimeError)
 
 
@@ -124,3 +125,15 @@ def test_slices_never_go_below_the_first():
     # a device slower than one first launch per target: each launch stays at `first`
     ranges = _slices(100, 10, items_per_second=1, target_s=0.25)
     assert {b - a for a, b in ranges} == {10}
+
+
+def test_the_watchdog_is_explained_wherever_its_error_surfaces():
+    # (a copy to or from the device, the next launch: not only a wait)
+    from gpuqueens.kernels import watchdog_explained
+
+    with pytest.raises(RuntimeError, match="drives a display"):
+        with watchdog_explained():
+            raise CUDARuntimeError("cudaErrorLaunchTimeout: the launch timed out and was terminated")
+    with pytest.raises(ValueError, match="not the GPU's"):
+        with watchdog_explained():
+            raise ValueError("not the GPU's")

@@ -17,7 +17,7 @@ import numpy as np
 
 from ...backends import device_free_bytes
 from ...estimates import format_bytes
-from ...kernels import wait_for_device
+from ...kernels import wait_for_device, watchdog_explained
 from .count_bound import count_bound
 from .evaluation import LANES, TILE_STEPS, count_by_removed_evaluated, join_weights, sweep_plan
 from .grid import orient
@@ -141,8 +141,9 @@ def count_by_removed_gpu(m: int, n: int, max_removed: int | None = None, *,
         raise ValueError(f"{m}×{n}: the GPU transfer is limited to a shorter side of "
                          f"{MAX_GPU_TRANSFER_SHORT_SIDE}; got {h}")
     cupy = cupy_module()
-    bound = count_bound(h, w, max_removed, xp=cupy)  # before the batch size reads free memory
-    return count_by_removed_evaluated(m, n, max_removed, sweep=sweep_values_gpu,
-                                      lanes_per_batch=lanes_per_batch(h, w, device_free_bytes(cupy)),
-                                      check_primes=check_primes, bound=bound,
-                                      progress=progress)
+    with watchdog_explained():  # its passes are not cut into short launches
+        bound = count_bound(h, w, max_removed, xp=cupy)  # before the batch size reads free memory
+        return count_by_removed_evaluated(m, n, max_removed, sweep=sweep_values_gpu,
+                                          lanes_per_batch=lanes_per_batch(h, w, device_free_bytes(cupy)),
+                                          check_primes=check_primes, bound=bound,
+                                          progress=progress)
