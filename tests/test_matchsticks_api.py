@@ -6,6 +6,7 @@ import pytest
 import gpuqueens
 from gpuqueens import estimates
 from gpuqueens.problems.matchsticks import matchstick_counts, matchstick_table, matchsticks
+from gpuqueens.problems.matchsticks.bruteforce import brute_counts
 from gpuqueens.problems.matchsticks.grid import square_count, stick_count
 from gpuqueens.problems.matchsticks.sweep import count_exact
 
@@ -282,3 +283,13 @@ def test_a_table_is_looked_up_by_s():
         table[True]
     with pytest.raises(KeyError, match="S=3 was not computed"):
         table[3]
+
+
+def test_counts_where_the_system_does_not_say_how_much_memory_is_free(monkeypatch):
+    # (Windows: no /proc/meminfo and no os.sysconf) the choice between ways divided None by 2
+    import gpuqueens.problems.matchsticks.api as api
+
+    monkeypatch.setattr(api, "available_memory", lambda: None)
+    assert matchstick_counts(2, 3, backend="cpu") == brute_counts(2, 3)
+    sticks = 5000 + 2 * 5001
+    assert matchsticks(1, 5000, removed=sticks - 7, backend="cpu") == 4999   # by sticks kept

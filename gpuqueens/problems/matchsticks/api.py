@@ -258,6 +258,14 @@ def _counts(m: int, n: int, max_removed: int | None, backend: str,
     return count_by_removed(m, n, max_removed, progress=progress)
 
 
+def _memory_for_a_way() -> float:
+    """Bytes a way that is chosen for its speed may take: half of what this machine has
+    available (all of it may be needed by the way it replaces); no limit where the system
+    does not say (``available_memory()`` is None)."""
+    available = available_memory()
+    return math.inf if available is None else available / 2
+
+
 def _way_by_removed(m: int, n: int, top: int, backend: str, progress: bool | None) -> _Way:
     """Problem 1 for R = 0..top on a resolved backend, after the size check. Long grids
     with a short side and few removed sticks go by powers of the column transfer
@@ -267,7 +275,7 @@ def _way_by_removed(m: int, n: int, top: int, backend: str, progress: bool | Non
     sweep = transfer_cost(h, w, top, backend)
     if h <= MAX_POWERS_SHORT_SIDE:
         powers = power_cost(h, w, top)
-        if powers.seconds < sweep.seconds and powers.memory < available_memory() / 2:
+        if powers.seconds < sweep.seconds and powers.memory < _memory_for_a_way():
             return _Way("cpu", powers, lambda: count_by_column_powers(m, n, top))
     return _Way(backend, sweep, lambda: _counts(m, n, top, backend, progress))
 
@@ -283,7 +291,7 @@ def _way_by_few_kept(m: int, n: int, removed: int, backend: str,
     kept = stick_count(m, n) - removed
     if kept >= removed:
         return None
-    fits = available_memory() / 2
+    fits = _memory_for_a_way()
     # each way by sticks kept: its cost and the count; and the cost of each way by R
     ways = []
     by_removed = []
