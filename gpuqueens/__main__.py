@@ -1,5 +1,5 @@
 """``python -m gpuqueens``: the same command line as ``gpuqueens``."""
 
-from .cli import main
+from .cli import command
 
-raise SystemExit(main())
+raise SystemExit(command())

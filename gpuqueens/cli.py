@@ -26,7 +26,7 @@ from .problems.matchsticks import cli as matchsticks_cli
 from .problems.nqueens import cli as nqueens_cli
 from .runner import InconsistentCountError
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "command", "build_parser"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -75,7 +75,7 @@ class Terminated(KeyboardInterrupt):
 
 
 @contextlib.contextmanager
-def _signals_stop_once() -> Iterator[None]:
+def _signals_stop_once(after_stop: Any = None) -> Iterator[None]:
     """Turn SIGTERM into :class:`Terminated`, so that worker processes are stopped and the
     checkpoint keeps every finished unit, as on Ctrl-C; and let only the first SIGINT or
     SIGTERM stop the run.
@@ -86,8 +86,10 @@ def _signals_stop_once() -> Iterator[None]:
     process waiting for them at exit. So the first signal handled raises and decides the
     exit code (two that arrive together, before Python handles either, count as SIGINT,
     the lower number), and later ones are ignored while the stop runs; the handlers are
-    put back when :func:`main` returns. A SIGINT that is ignored, or handled by another
-    handler than Python's default (an embedding program's), is left alone.
+    put back when :func:`main` returns, or after a stop set to ``after_stop`` if given (the
+    command's ``SIG_IGN``: a SIGTERM while Python exits after Ctrl-C killed it, and the
+    exit status said 143, not 130). A SIGINT that is ignored, or handled by another handler
+    than Python's default (an embedding program's), is left alone.
     """
     if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
         yield
@@ -108,7 +110,7 @@ def _signals_stop_once() -> Iterator[None]:
         yield
     finally:
         for number, handler in previous.items():
-            signal.signal(number, handler)
+            signal.signal(number, after_stop if stopping and after_stop is not None else handler)
 
 
 def _silence_stdout() -> None:
@@ -170,7 +172,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _main(argv)
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def command() -> int:
+    """The ``gpuqueens`` command (and ``python -m gpuqueens``): :func:`main`, after which,
+    if a signal stopped the run, later signals are ignored while Python exits."""
+    with _stand_ins_where_needed():
+        return _main(None, after_stop=signal.SIG_IGN)
+
+
+def _main(argv: Sequence[str] | None, after_stop: Any = None) -> int:
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
@@ -190,7 +199,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if _stdout_is_closed():
         _tell("gpuqueens: error: standard output is closed: the counts could not be printed")
         return 1
-    with _signals_stop_once():  # around the except clauses too: they run the stop's last steps
+    with _signals_stop_once(after_stop):  # around the except clauses too: they run the stop's last steps
         return _run(args)
 
 

@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -319,3 +320,24 @@ def test_a_stderr_that_cannot_be_written_does_not_lose_the_count():
                                "--progress"], stdout=subprocess.PIPE, stderr=full, text=True,
                               timeout=120)
     assert done.returncode == 0 and done.stdout.startswith("n=13  total 73712  unique 9233"), done
+
+
+@pytest.mark.parametrize("after_stop", [None, signal.SIG_IGN])
+def test_after_a_stop_the_command_ignores_later_signals(after_stop):
+    # `gpuqueens` (after_stop=SIG_IGN): a SIGTERM 10-30 ms after Ctrl-C, while Python exited,
+    # killed it with status 143 instead of 130. main() called from Python puts the handlers back.
+    from gpuqueens.cli import Terminated, _signals_stop_once
+
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        with pytest.raises(Terminated):
+            with _signals_stop_once(after_stop):
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(1)   # (the handler raises at once)
+        assert signal.getsignal(signal.SIGTERM) == (before if after_stop is None else signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, before)
+        with _signals_stop_once(after_stop):
+            pass   # no stop: the handlers go back either way
+        assert signal.getsignal(signal.SIGTERM) == before
+    finally:
+        signal.signal(signal.SIGTERM, before)
