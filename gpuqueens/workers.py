@@ -31,9 +31,12 @@ undone) and, on the GPU, a check that CUDA can work there.
 from __future__ import annotations
 
 import concurrent.futures
+import concurrent.futures.process
+import math
 import multiprocessing
 import numbers
 import os
+import sys
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -50,7 +53,7 @@ from .worker_setup import WorkerSolve, prepare_process, tune_malloc
 
 __all__ = ["usable_cores", "check_workers", "gpu_runs_here", "choose_backend",
            "planned_processes", "executor_for", "Workers", "WorkerPool", "WorkerSolve",
-           "WorkerProcessError", "tune_malloc"]
+           "WorkerProcessError", "tune_malloc", "max_pool_processes"]
 
 def usable_cores() -> int:
     """The cores this process may run on: ``os.process_cpu_count()`` (Python 3.13+), else
@@ -172,7 +175,20 @@ def _process_count(backend: str, workers: int | None, *, large: bool, units: int
                 wanted = min(wanted, int((memory - memory_shared) // memory_per_worker))
     elif backend == "cpu":
         wanted = _at_most_the_cores(wanted, units, warn=warn)
-    return max(1, min(wanted, units))  # never more processes than units
+    # never more processes than units, nor than a process pool may have (61 on Windows)
+    return max(1, min(wanted, units, max_pool_processes()))
+
+
+def max_pool_processes(platform: str | None = None) -> int | float:
+    """The most processes a ``ProcessPoolExecutor`` may have here: 61 on Windows (it waits
+    on its processes with WaitForMultipleObjects, 64 handles at most), else no limit.
+
+    >>> max_pool_processes("win32"), max_pool_processes("linux")
+    (61, inf)
+    """
+    if (platform or sys.platform) == "win32":
+        return getattr(concurrent.futures.process, "_MAX_WINDOWS_WORKERS", 61)
+    return math.inf
 
 
 def _at_most_the_cores(workers: int, units: int, *, warn: bool) -> int:

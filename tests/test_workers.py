@@ -121,6 +121,16 @@ def test_the_default_fits_in_memory(no_pools, monkeypatch):
     assert workers._process_count("cpu", 4, large=True, units=72, memory_per_worker=12e9) == 4  # asked for
 
 
+def test_windows_pools_stay_within_61_processes(monkeypatch):
+    # ProcessPoolExecutor refuses more on Windows ("max_workers must be <= 61"): a 64-core
+    # machine's default run ended with that error
+    monkeypatch.setattr(workers, "usable_cores", lambda: 64)
+    assert workers._process_count("cpu", None, large=True, units=4096, memory_per_worker=None) == 64
+    monkeypatch.setattr(workers.sys, "platform", "win32")
+    assert workers._process_count("cpu", None, large=True, units=4096, memory_per_worker=None) == 61
+    assert workers._process_count("cpu", 64, large=True, units=4096, memory_per_worker=None) == 61
+
+
 def test_the_default_follows_the_cores_there_are(pools, small_long_counts, monkeypatch):
     monkeypatch.setattr(workers, "usable_cores", lambda: 1)
     assert gpuqueens.count(12, backend="cpu") == total(12)
