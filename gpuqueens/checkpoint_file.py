@@ -28,7 +28,10 @@ import sqlite3
 import stat
 import time
 import urllib.parse
+import warnings
 import weakref
+
+from .user_frames import user_stacklevel
 
 __all__ = ["CheckpointError", "CheckpointFile", "check_checkpoint_path", "SIDE_FILES"]
 
@@ -187,17 +190,21 @@ class CheckpointFile:
         return opened
 
     def _lock(self) -> None:
-        """Hold an exclusive ``flock`` while open: a second run on the same file is refused
-        at once instead of solving the same units twice. No lock where there is no flock."""
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - Windows
-            return
+        """Hold an exclusive lock while open: a second run on the same file is refused at
+        once instead of solving the same units again (and then failing to record them). A
+        file system that cannot lock files (some network shares) gets a warning."""
+        lock = _exclusive_lock()
         for wait in _LOCK_WAITS:
             try:
-                fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                lock(self._fd)
                 return
             except OSError as exc:
+                if exc.errno not in _HELD_ELSEWHERE:
+                    warnings.warn(f"checkpoint {self.path}: its file system cannot lock files "
+                                  f"({exc.strerror or exc}), so a second run on the same file at "
+                                  "the same time would not be refused; run one at a time",
+                                  UserWarning, stacklevel=user_stacklevel())
+                    return
                 if wait is None:
                     raise CheckpointError(f"checkpoint {self.path} is in use by another run (another "
                                           "process, or another thread of this one; only one run "
@@ -224,6 +231,35 @@ class CheckpointFile:
             os.close(self._fd)  # closing the descriptor releases the flock
             self._fd = None
         _open_files.discard(self)
+
+
+#: What a lock held by another open file says: flock's EWOULDBLOCK (EAGAIN; EACCES on some
+#: systems), Windows' EACCES or EDEADLOCK.
+_HELD_ELSEWHERE = frozenset({errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES, errno.EDEADLK})
+#: Where the Windows lock lies: one byte far past any data and past SQLite's own lock bytes
+#: (at 1 GiB), so that it never stands in SQLite's way (Windows' locks are mandatory); 1 TiB,
+#: an offset every file system's seek accepts (2^62 is past ext4's largest file).
+WINDOWS_LOCK_OFFSET = 1 << 40
+
+
+def _exclusive_lock():
+    """A function that locks an open file's descriptor exclusively, without waiting, or
+    raises ``OSError``: ``flock`` where there is one, else Windows' ``msvcrt.locking`` of
+    one byte at :data:`WINDOWS_LOCK_OFFSET`. Both end with the descriptor."""
+    try:
+        import fcntl
+    except ImportError:
+        import msvcrt
+
+        def windows_lock(fd: int) -> None:
+            os.lseek(fd, WINDOWS_LOCK_OFFSET, os.SEEK_SET)
+            try:
+                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+            finally:
+                os.lseek(fd, 0, os.SEEK_SET)
+
+        return windows_lock
+    return lambda fd: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
 def _read_head(fd: int) -> bytes:  # pragma: no cover - where os.pread is missing (Windows)

@@ -174,7 +174,10 @@ class Ledger:
                 (self.stage, key, text, row_checksum(self._stage_digest, key, text)),
             )
         except sqlite3.IntegrityError as exc:  # another writer got past the lock
-            raise RuntimeError(f"work unit {key!r} is already in {self.path}") from exc
+            raise CheckpointError(
+                f"checkpoint {self.path}: work unit {key!r} was recorded by another run on the "
+                "same file meanwhile (one whose file system could not lock it); the ledger keeps "
+                "that run's result: run one at a time, and run again to finish") from exc
         except sqlite3.Error as exc:
             raise CheckpointError(
                 f"checkpoint {self.path}: work unit {key!r} could not be recorded ({exc}); the "

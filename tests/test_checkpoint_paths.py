@@ -7,6 +7,7 @@ do not, and those tests skip (a test that could not fail would prove nothing).
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import socket
@@ -313,3 +314,54 @@ def test_a_forked_child_does_not_keep_the_lock(tmp_path):
     with pytest.raises(CheckpointError, match="in use by another run"):
         CheckpointFile.open(path)
     again.close()
+
+
+# -- locks where flock is missing (Windows) or refused (some network shares) -----------------
+
+class _FakeMsvcrt:
+    """Windows' msvcrt.locking: byte ranges locked per file, refused to a second descriptor."""
+
+    LK_NBLCK = 2
+
+    def __init__(self):
+        self.held = {}   # (device, inode, offset) -> descriptor
+
+    def locking(self, fd, mode, nbytes):
+        assert mode == self.LK_NBLCK and nbytes == 1
+        info = os.fstat(fd)
+        where = (info.st_dev, info.st_ino, os.lseek(fd, 0, os.SEEK_CUR))
+        if self.held.setdefault(where, fd) != fd:
+            raise PermissionError(errno.EACCES, "Permission denied")
+
+
+def test_windows_locks_a_byte_far_past_the_data(tmp_path, monkeypatch):
+    # without fcntl no lock was taken: a second run solved the units again, then failed
+    # recording them with "work unit 'u02' is already in ..."
+    from gpuqueens import checkpoint_file
+
+    fake = _FakeMsvcrt()
+    monkeypatch.setitem(sys.modules, "fcntl", None)   # `import fcntl` raises ImportError
+    monkeypatch.setitem(sys.modules, "msvcrt", fake)
+    path = tmp_path / "run.sqlite"
+    first = CheckpointFile.open(path)
+    try:
+        assert [offset for _, _, offset in fake.held] == [checkpoint_file.WINDOWS_LOCK_OFFSET]
+        assert os.lseek(first._fd, 0, os.SEEK_CUR) == 0
+        with pytest.raises(CheckpointError, match="in use by another run"):
+            CheckpointFile.open(path)
+    finally:
+        first.close()
+
+
+def test_a_file_system_that_cannot_lock_is_told_and_used(tmp_path, monkeypatch):
+    from gpuqueens import checkpoint_file
+
+    def cannot(fd):
+        raise OSError(errno.ENOTSUP, "Operation not supported")
+
+    monkeypatch.setattr(checkpoint_file, "_exclusive_lock", lambda: cannot)
+    with pytest.warns(UserWarning, match="its file system cannot lock files") as said:
+        results = run_units(toy_units(), Counting(), job=JOB, checkpoint=tmp_path / "run.sqlite",
+                            progress=False)
+    assert results == {f"u{i}": (i * i,) for i in range(6)}
+    assert said[0].filename == __file__

@@ -55,6 +55,20 @@ def test_key_recorded_twice_or_unknown_is_an_error(tmp_path):
             ledger.record("nope", (1,))
 
 
+def test_a_unit_another_run_recorded_meanwhile_is_a_checkpoint_error(tmp_path, monkeypatch):
+    # two runs at once on a file system that cannot lock files: the second's record was a
+    # bare RuntimeError (a traceback in the shell)
+    from gpuqueens import checkpoint_file
+
+    monkeypatch.setattr(checkpoint_file, "_exclusive_lock", lambda: lambda fd: None)
+    units = make_units(2)
+    path = tmp_path / "l.sqlite"
+    with Ledger.open(path, JOB, units) as first, Ledger.open(path, JOB, units) as second:
+        first.record("u000", (1,))
+        with pytest.raises(CheckpointError, match="'u000' was recorded by another run on the same file"):
+            second.record("u000", (1,))
+
+
 @pytest.mark.parametrize(
     "job, named",
     [
