@@ -133,10 +133,12 @@ def _report_from_child() -> GPUReport:
     # this process. It runs _probe.py as a file, so it imports CuPy and nothing of ours.
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(path for path in sys.path if path)
+    env["PYTHONIOENCODING"] = "utf-8"   # read back as UTF-8 whatever the locale (a cp1252 one
+    # failed to decode an error's text: UnicodeDecodeError instead of the report)
     command = [sys.executable, "-c", "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')",
                _probe.__file__]
     try:
-        done = subprocess.run(command, env=env, capture_output=True, text=True,
+        done = subprocess.run(command, env=env, capture_output=True, encoding="utf-8", errors="replace",
                               timeout=CHILD_PROBE_TIMEOUT, stdin=subprocess.DEVNULL)
     except OSError:  # no interpreter to start (an embedded Python): probe here instead
         return _report_here()

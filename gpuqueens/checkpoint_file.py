@@ -267,6 +267,13 @@ def _read_head(fd: int) -> bytes:  # pragma: no cover - where os.pread is missin
     return os.read(fd, 16)
 
 
+def _make_writable(path: str) -> str:
+    """How to make a file writable, on this system."""
+    if os.name == "nt":
+        return f"e.g. attrib -r {path}"
+    return f"e.g. chmod u+w {path}"
+
+
 def _why_not_writable(path: str, directory: str) -> str | None:
     """Why SQLite could not write the ledger at ``path`` (whose file is writable), or None.
 
@@ -281,5 +288,5 @@ def _why_not_writable(path: str, directory: str) -> str | None:
         side = path + suffix
         if os.path.lexists(side) and not (os.path.isfile(side) and os.access(side, os.W_OK)):
             return (f"{side} is not a writable file (left by a run that could not write the "
-                    f"checkpoint: make it writable with chmod u+w {side})")
+                    f"checkpoint: make it writable, {_make_writable(side)})")
     return None

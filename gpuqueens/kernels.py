@@ -41,7 +41,7 @@ def kernel_source_path(name: str) -> Path:
 
 def kernel_source(name: str) -> str:
     """The text of ``kernels/<name>``."""
-    return kernel_source_path(name).read_text()
+    return kernel_source_path(name).read_text(encoding="utf-8")   # not the locale's (cp1252 on Windows)
 
 
 @functools.lru_cache(maxsize=None)
