@@ -267,9 +267,9 @@ def _read_head(fd: int) -> bytes:  # pragma: no cover - where os.pread is missin
     return os.read(fd, 16)
 
 
-def _make_writable(path: str) -> str:
-    """How to make a file writable, on this system."""
-    if os.name == "nt":
+def _make_writable(path: str, system: str = os.name) -> str:
+    """How to make a file writable, on this system (``os.name``)."""
+    if system == "nt":
         return f"e.g. attrib -r {path}"
     return f"e.g. chmod u+w {path}"
 

@@ -218,11 +218,11 @@ def test_read_only_side_file_left_by_an_earlier_run_is_named(tmp_path, read_only
     read_only_works.unlock(shm)
 
 
-def test_windows_is_told_its_own_way_to_make_a_file_writable(monkeypatch):
+def test_windows_is_told_its_own_way_to_make_a_file_writable():
     from gpuqueens import checkpoint_file
 
-    monkeypatch.setattr(checkpoint_file.os, "name", "nt")
-    assert checkpoint_file._make_writable("run.sqlite-shm") == "e.g. attrib -r run.sqlite-shm"
+    assert checkpoint_file._make_writable("run.sqlite-shm", "nt") == "e.g. attrib -r run.sqlite-shm"
+    assert checkpoint_file._make_writable("run.sqlite-shm", "posix") == "e.g. chmod u+w run.sqlite-shm"
     assert len(run_units(toy_units(), Counting(), job=JOB, checkpoint=path, progress=False)) == 6
 
 
