@@ -75,7 +75,7 @@ class Terminated(KeyboardInterrupt):
 
 
 @contextlib.contextmanager
-def _signals_stop_once(after_stop: Any = None) -> Iterator[None]:
+def _signals_stop_once(exit_after_stop: bool = False) -> Iterator[None]:
     """Turn SIGTERM into :class:`Terminated`, so that worker processes are stopped and the
     checkpoint keeps every finished unit, as on Ctrl-C; and let only the first SIGINT or
     SIGTERM stop the run.
@@ -86,21 +86,24 @@ def _signals_stop_once(after_stop: Any = None) -> Iterator[None]:
     process waiting for them at exit. So the first signal handled raises and decides the
     exit code (two that arrive together, before Python handles either, count as SIGINT,
     the lower number), and later ones are ignored while the stop runs; the handlers are
-    put back when :func:`main` returns, or after a stop set to ``after_stop`` if given (the
-    command's ``SIG_IGN``: a SIGTERM while Python exits after Ctrl-C killed it, and the
-    exit status said 143, not 130). A SIGINT that is ignored, or handled by another handler
-    than Python's default (an embedding program's), is left alone.
+    put back when :func:`main` returns. With ``exit_after_stop`` (the command), after a
+    stop the signal that stopped it gets the system's default action and the other one is
+    ignored, while Python exits: a SIGTERM then after Ctrl-C killed it with status 143, not
+    130; the same signal again still ends an exit that hangs (a stuck driver call), with
+    the same status. (Not Python handlers: Python resets those as it finalizes.) A SIGINT
+    that is ignored, or handled by another handler than Python's default (an embedding
+    program's), is left alone.
     """
     if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
         yield
         return
-    stopping = False
+    stopped_by = None
 
     def stop(number: int, _frame: object) -> None:
-        nonlocal stopping
-        if stopping:  # the stop is under way: a raise now would interrupt its clean-up
+        nonlocal stopped_by
+        if stopped_by is not None:  # the stop is under way: a raise now would interrupt its clean-up
             return
-        stopping = True
+        stopped_by = number
         raise Terminated() if number == signal.SIGTERM else KeyboardInterrupt()
 
     previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, stop)}
@@ -110,7 +113,9 @@ def _signals_stop_once(after_stop: Any = None) -> Iterator[None]:
         yield
     finally:
         for number, handler in previous.items():
-            signal.signal(number, after_stop if stopping and after_stop is not None else handler)
+            if stopped_by is not None and exit_after_stop:
+                handler = signal.SIG_DFL if number == stopped_by else signal.SIG_IGN
+            signal.signal(number, handler)
 
 
 def _silence_stdout() -> None:
@@ -174,12 +179,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def command() -> int:
     """The ``gpuqueens`` command (and ``python -m gpuqueens``): :func:`main`, after which,
-    if a signal stopped the run, later signals are ignored while Python exits."""
+    if a signal stopped the run, a later signal ends the process at once with the same
+    exit status (see :func:`_signals_stop_once`)."""
     with _stand_ins_where_needed():
-        return _main(None, after_stop=signal.SIG_IGN)
+        return _main(None, exit_after_stop=True)
 
 
-def _main(argv: Sequence[str] | None, after_stop: Any = None) -> int:
+def _main(argv: Sequence[str] | None, exit_after_stop: bool = False) -> int:
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
@@ -199,7 +205,7 @@ def _main(argv: Sequence[str] | None, after_stop: Any = None) -> int:
     if _stdout_is_closed():
         _tell("gpuqueens: error: standard output is closed: the counts could not be printed")
         return 1
-    with _signals_stop_once(after_stop):  # around the except clauses too: they run the stop's last steps
+    with _signals_stop_once(exit_after_stop):  # around the except clauses too: they run the stop's last steps
         return _run(args)
 
 

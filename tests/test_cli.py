@@ -6,6 +6,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import textwrap
 import time
 from contextlib import closing
 
@@ -322,22 +323,41 @@ def test_a_stderr_that_cannot_be_written_does_not_lose_the_count():
     assert done.returncode == 0 and done.stdout.startswith("n=13  total 73712  unique 9233"), done
 
 
-@pytest.mark.parametrize("after_stop", [None, signal.SIG_IGN])
-def test_after_a_stop_the_command_ignores_later_signals(after_stop):
-    # `gpuqueens` (after_stop=SIG_IGN): a SIGTERM 10-30 ms after Ctrl-C, while Python exited,
-    # killed it with status 143 instead of 130. main() called from Python puts the handlers back.
+def test_main_puts_the_signal_handlers_back_after_a_stop():
     from gpuqueens.cli import Terminated, _signals_stop_once
 
-    before = signal.getsignal(signal.SIGTERM)
+    before = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         with pytest.raises(Terminated):
-            with _signals_stop_once(after_stop):
+            with _signals_stop_once():
                 os.kill(os.getpid(), signal.SIGTERM)
                 time.sleep(1)   # (the handler raises at once)
-        assert signal.getsignal(signal.SIGTERM) == (before if after_stop is None else signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, before)
-        with _signals_stop_once(after_stop):
-            pass   # no stop: the handlers go back either way
-        assert signal.getsignal(signal.SIGTERM) == before
+        assert {number: signal.getsignal(number) for number in before} == before
     finally:
-        signal.signal(signal.SIGTERM, before)
+        for number, handler in before.items():
+            signal.signal(number, handler)
+
+
+def test_after_a_stop_the_command_keeps_the_stop_s_status():
+    # `gpuqueens`: a SIGTERM 10-30 ms after Ctrl-C, while Python exited, killed it with status
+    # 143 instead of 130. The other signal is now ignored; the same one again still ends the
+    # process (an exit that hangs needs a way out), with the same status.
+    script = textwrap.dedent("""
+        import os, signal, time
+        from gpuqueens.cli import _signals_stop_once
+        try:
+            with _signals_stop_once(exit_after_stop=True):
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(5)
+        except KeyboardInterrupt:
+            print("stopped", flush=True)
+        os.kill(os.getpid(), signal.SIGTERM)   # Python's exit under way
+        time.sleep(0.2)
+        print("SIGTERM ignored", flush=True)
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+        print("not ended")
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.stdout.splitlines() == ["stopped", "SIGTERM ignored"]
+    assert done.returncode == -signal.SIGINT   # the shell's 130, as for the stop itself
