@@ -22,6 +22,7 @@ gpuqueens.checkpoint_file.CheckpointError: the checkpoint path is empty; give a 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import sqlite3
@@ -228,6 +229,7 @@ class CheckpointFile:
     def close(self) -> None:
         """Release the lock (idempotent)."""
         if self._fd is not None:
+            _unlock_windows(self._fd)
             os.close(self._fd)  # closing the descriptor releases the flock
             self._fd = None
         _open_files.discard(self)
@@ -260,6 +262,20 @@ def _exclusive_lock():
 
         return windows_lock
     return lambda fd: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def _unlock_windows(fd: int) -> None:
+    """Unlock the Windows lock byte before the descriptor closes: Windows may release the
+    locks of a closed file only a while later, and a count opens its checkpoint again at
+    once (first to check it, then to run). Nothing where flock is used."""
+    try:
+        import fcntl  # noqa: F401 (flock: closing releases it)
+        return
+    except ImportError:
+        import msvcrt
+    with contextlib.suppress(OSError):   # never locked (a file refused before), or gone
+        os.lseek(fd, WINDOWS_LOCK_OFFSET, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
 
 
 def _read_head(fd: int) -> bytes:  # pragma: no cover - where os.pread is missing (Windows)

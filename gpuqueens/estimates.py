@@ -80,12 +80,20 @@ def available_memory() -> int | None:
         return None
 
 
+_ON_WINDOWS = os.name == "nt"
+
+
 def _windows_available_memory() -> int | None:
     """``ullAvailPhys`` of Windows' ``GlobalMemoryStatusEx``; None elsewhere (no
-    ``ctypes.windll``) or when the call fails. Without it every memory check on Windows
+    ``ctypes.windll``) or when the call fails; a 32-bit process's free address space if
+    that is less. Without it every memory check on Windows
     passed, and the 7×7 table started a 6.4 GB worker process per core."""
-    import ctypes
-
+    if not _ON_WINDOWS:
+        return None
+    try:
+        import ctypes
+    except ImportError:  # a Python built without ctypes
+        return None
     windll = getattr(ctypes, "windll", None)
     if windll is None:
         return None
@@ -104,7 +112,8 @@ def _windows_available_memory() -> int | None:
             return None
     except (AttributeError, OSError):
         return None
-    return int(status.ullAvailPhys)
+    # a 32-bit process can use no more than its own address space leaves
+    return int(min(status.ullAvailPhys, status.ullAvailVirtual))
 
 
 def check_memory(what: str, needed: float, *, available: float | None = None,

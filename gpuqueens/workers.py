@@ -175,8 +175,12 @@ def _process_count(backend: str, workers: int | None, *, large: bool, units: int
                 wanted = min(wanted, int((memory - memory_shared) // memory_per_worker))
     elif backend == "cpu":
         wanted = _at_most_the_cores(wanted, units, warn=warn)
+    most = max_pool_processes()
+    if workers is not None and wanted > most and units > most and warn:
+        warnings.warn(f"workers={workers}: a process pool here holds at most {most} processes; "
+                      f"{most} run", UserWarning, stacklevel=user_stacklevel())
     # never more processes than units, nor than a process pool may have (61 on Windows)
-    return max(1, min(wanted, units, max_pool_processes()))
+    return max(1, min(wanted, units, most))
 
 
 def max_pool_processes(platform: str | None = None) -> int | float:

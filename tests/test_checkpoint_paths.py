@@ -328,16 +328,20 @@ def test_a_forked_child_does_not_keep_the_lock(tmp_path):
 class _FakeMsvcrt:
     """Windows' msvcrt.locking: byte ranges locked per file, refused to a second descriptor."""
 
-    LK_NBLCK = 2
+    LK_UNLCK, LK_NBLCK = 0, 2
 
     def __init__(self):
         self.held = {}   # (device, inode, offset) -> descriptor
 
     def locking(self, fd, mode, nbytes):
-        assert mode == self.LK_NBLCK and nbytes == 1
+        assert mode in (self.LK_UNLCK, self.LK_NBLCK) and nbytes == 1
         info = os.fstat(fd)
         where = (info.st_dev, info.st_ino, os.lseek(fd, 0, os.SEEK_CUR))
-        if self.held.setdefault(where, fd) != fd:
+        if mode == self.LK_UNLCK:
+            if self.held.get(where) != fd:
+                raise PermissionError(errno.EACCES, "not locked by this descriptor")
+            del self.held[where]
+        elif self.held.setdefault(where, fd) != fd:
             raise PermissionError(errno.EACCES, "Permission denied")
 
 
@@ -358,6 +362,8 @@ def test_windows_locks_a_byte_far_past_the_data(tmp_path, monkeypatch):
             CheckpointFile.open(path)
     finally:
         first.close()
+    assert fake.held == {}   # unlocked before the close: Windows may release it only later
+    CheckpointFile.open(path).close()
 
 
 def test_a_file_system_that_cannot_lock_is_told_and_used(tmp_path, monkeypatch):

@@ -18,6 +18,7 @@ class _Kernel32:
         status = pointer._obj
         assert status.dwLength == ctypes.sizeof(status) == 64
         status.ullAvailPhys = self.available
+        status.ullAvailVirtual = 1 << 47   # a 64-bit process
         return int(self.succeeds)
 
 
@@ -27,6 +28,7 @@ def _no_proc(*_args, **_kwargs):
 
 def test_windows_available_memory_comes_from_global_memory_status(monkeypatch):
     # every memory check on Windows passed: no /proc/meminfo and no os.sysconf
+    monkeypatch.setattr(estimates, "_ON_WINDOWS", True)
     monkeypatch.setattr(ctypes, "windll", types.SimpleNamespace(kernel32=_Kernel32(5 << 30)), raising=False)
     monkeypatch.setattr(estimates, "open", _no_proc, raising=False)
     monkeypatch.delattr(estimates.os, "sysconf")
@@ -34,6 +36,7 @@ def test_windows_available_memory_comes_from_global_memory_status(monkeypatch):
 
 
 def test_a_failed_call_or_no_windll_falls_back(monkeypatch):
+    monkeypatch.setattr(estimates, "_ON_WINDOWS", True)
     monkeypatch.setattr(ctypes, "windll", types.SimpleNamespace(kernel32=_Kernel32(5 << 30, succeeds=False)),
                         raising=False)
     assert estimates._windows_available_memory() is None

@@ -6,6 +6,7 @@ The GPU side (pinning, fork safety) is in test_workers_gpu.py and test_fork_safe
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import multiprocessing
 import multiprocessing.spawn
 import os
@@ -126,9 +127,12 @@ def test_windows_pools_stay_within_61_processes(monkeypatch):
     # machine's default run ended with that error
     monkeypatch.setattr(workers, "usable_cores", lambda: 64)
     assert workers._process_count("cpu", None, large=True, units=4096, memory_per_worker=None) == 64
-    monkeypatch.setattr(workers.sys, "platform", "win32")
+    windows = functools.partial(workers.max_pool_processes, "win32")
+    monkeypatch.setattr(workers, "max_pool_processes", windows)
     assert workers._process_count("cpu", None, large=True, units=4096, memory_per_worker=None) == 61
-    assert workers._process_count("cpu", 64, large=True, units=4096, memory_per_worker=None) == 61
+    with pytest.warns(UserWarning, match="workers=64: a process pool here holds at most 61 processes"):
+        assert workers._process_count("cpu", 64, large=True, units=4096, memory_per_worker=None,
+                                      warn=True) == 61
 
 
 def test_the_default_follows_the_cores_there_are(pools, small_long_counts, monkeypatch):
