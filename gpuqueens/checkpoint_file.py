@@ -31,6 +31,7 @@ import time
 import urllib.parse
 import warnings
 import weakref
+from collections.abc import Callable
 
 from .user_frames import user_stacklevel
 
@@ -143,6 +144,7 @@ class CheckpointFile:
         self.path = path
         self.read_only = read_only
         self._fd: int | None = fd
+        self._unlock: Callable[[int], None] | None = None   # where closing does not unlock
         _open_files.add(self)
 
     @classmethod
@@ -194,10 +196,11 @@ class CheckpointFile:
         """Hold an exclusive lock while open: a second run on the same file is refused at
         once instead of solving the same units again (and then failing to record them). A
         file system that cannot lock files (some network shares) gets a warning."""
-        lock = _exclusive_lock()
+        lock, unlock = _file_locks()
         for wait in _LOCK_WAITS:
             try:
                 lock(self._fd)
+                self._unlock = unlock
                 return
             except OSError as exc:
                 if exc.errno not in _HELD_ELSEWHERE:
@@ -229,7 +232,9 @@ class CheckpointFile:
     def close(self) -> None:
         """Release the lock (idempotent)."""
         if self._fd is not None:
-            _unlock_windows(self._fd)
+            if self._unlock is not None:
+                with contextlib.suppress(OSError):
+                    self._unlock(self._fd)
             os.close(self._fd)  # closing the descriptor releases the flock
             self._fd = None
         _open_files.discard(self)
@@ -244,38 +249,27 @@ _HELD_ELSEWHERE = frozenset({errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES, errn
 WINDOWS_LOCK_OFFSET = 1 << 40
 
 
-def _exclusive_lock():
-    """A function that locks an open file's descriptor exclusively, without waiting, or
-    raises ``OSError``: ``flock`` where there is one, else Windows' ``msvcrt.locking`` of
-    one byte at :data:`WINDOWS_LOCK_OFFSET`. Both end with the descriptor."""
+def _file_locks() -> tuple[Callable[[int], None], Callable[[int], None] | None]:
+    """``(lock, unlock)`` for an open file's descriptor. ``lock`` takes it exclusively,
+    without waiting, or raises ``OSError``: ``flock`` where there is one (closing the
+    descriptor releases it: no ``unlock``), else Windows' ``msvcrt.locking`` of one byte at
+    :data:`WINDOWS_LOCK_OFFSET`, unlocked before the descriptor closes (Windows may release
+    a closed file's locks only a while later, and a count opens its checkpoint again at
+    once: first to check it, then to run)."""
     try:
         import fcntl
     except ImportError:
         import msvcrt
 
-        def windows_lock(fd: int) -> None:
+        def at_lock_byte(fd: int, mode: int) -> None:
             os.lseek(fd, WINDOWS_LOCK_OFFSET, os.SEEK_SET)
             try:
-                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+                msvcrt.locking(fd, mode, 1)
             finally:
                 os.lseek(fd, 0, os.SEEK_SET)
 
-        return windows_lock
-    return lambda fd: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-
-def _unlock_windows(fd: int) -> None:
-    """Unlock the Windows lock byte before the descriptor closes: Windows may release the
-    locks of a closed file only a while later, and a count opens its checkpoint again at
-    once (first to check it, then to run). Nothing where flock is used."""
-    try:
-        import fcntl  # noqa: F401 (flock: closing releases it)
-        return
-    except ImportError:
-        import msvcrt
-    with contextlib.suppress(OSError):   # never locked (a file refused before), or gone
-        os.lseek(fd, WINDOWS_LOCK_OFFSET, os.SEEK_SET)
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+        return (lambda fd: at_lock_byte(fd, msvcrt.LK_NBLCK)), (lambda fd: at_lock_byte(fd, msvcrt.LK_UNLCK))
+    return (lambda fd: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)), None
 
 
 def _read_head(fd: int) -> bytes:  # pragma: no cover - where os.pread is missing (Windows)

@@ -372,7 +372,7 @@ def test_a_file_system_that_cannot_lock_is_told_and_used(tmp_path, monkeypatch):
     def cannot(fd):
         raise OSError(errno.ENOTSUP, "Operation not supported")
 
-    monkeypatch.setattr(checkpoint_file, "_exclusive_lock", lambda: cannot)
+    monkeypatch.setattr(checkpoint_file, "_file_locks", lambda: (cannot, None))
     with pytest.warns(UserWarning, match="its file system cannot lock files") as said:
         results = run_units(toy_units(), Counting(), job=JOB, checkpoint=tmp_path / "run.sqlite",
                             progress=False)

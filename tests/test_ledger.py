@@ -60,7 +60,7 @@ def test_a_unit_another_run_recorded_meanwhile_is_a_checkpoint_error(tmp_path, m
     # bare RuntimeError (a traceback in the shell)
     from gpuqueens import checkpoint_file
 
-    monkeypatch.setattr(checkpoint_file, "_exclusive_lock", lambda: lambda fd: None)
+    monkeypatch.setattr(checkpoint_file, "_file_locks", lambda: (lambda fd: None, None))
     units = make_units(2)
     path = tmp_path / "l.sqlite"
     with Ledger.open(path, JOB, units) as first, Ledger.open(path, JOB, units) as second:
