@@ -64,6 +64,21 @@ class _WorkerProcess(multiprocessing.context.SpawnProcess):
         super().__init__(*args, **kwargs)
         self.name = f"{WORKER_NAME}-{self.name}"
 
+    def start(self) -> None:
+        """Start the process with SIGINT blocked, until :func:`_start_worker` ignores it:
+        a Ctrl-C in the first moments of a count (in a notebook, to the kernel's whole
+        process group) met the new workers still importing, and each printed a traceback.
+        The block holds in this thread only while the process starts; a Ctrl-C meanwhile
+        waits for it, and is not lost."""
+        if not hasattr(signal, "pthread_sigmask"):  # Windows: no such signal to a group
+            super().start()
+            return
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            super().start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
 
 class _WorkerContext(multiprocessing.context.SpawnContext):
     """The ``spawn`` context, with processes named as our workers."""
@@ -204,8 +219,11 @@ def _start_worker(pins: Any, coordinator: int) -> None:
     """Set up a new worker process, before it runs anything (the pool's initializer)."""
     _end_with_coordinator(coordinator)
     # Ctrl-C is for the coordinating process, which ends its workers; a worker that took
-    # it too would only print a traceback of its own.
+    # it too would only print a traceback of its own. (Blocked since the process started:
+    # one that came meanwhile is dropped here, as ignored.)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     if pins is not None:
         device = pins.get(timeout=60)
         if cuda_initialised_here():

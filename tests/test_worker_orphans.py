@@ -227,3 +227,29 @@ def test_workers_end_when_the_coordinator_is_killed_though_a_fork_holds_its_pipe
         # the fork, a process of the coordinator's own, is left as it is (and with it the
         # resource tracker, whose pipe the fork holds too)
         assert _alive(forked)
+
+
+# A coordinator that sends Ctrl-C to its whole process group (as a terminal or a notebook's
+# interrupt does) while its new workers are still importing, then uses them.
+EARLY_CTRL_C = textwrap.dedent("""
+    import os, signal, time
+    from gpuqueens.worker_pool import WorkerPool
+
+    pool = WorkerPool(2)
+    try:
+        os.killpg(os.getpgrp(), signal.SIGINT)
+        time.sleep(5)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    print(sorted(pool.submit(abs, -k).result(timeout=120) for k in range(4)), flush=True)
+    pool.shutdown()
+""")
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="needs process groups")
+def test_a_ctrl_c_while_the_workers_start_reaches_the_coordinator_alone():
+    # each new worker printed a KeyboardInterrupt traceback from its imports, and died
+    done = subprocess.run([sys.executable, "-c", EARLY_CTRL_C], capture_output=True, text=True,
+                          timeout=180, start_new_session=True)
+    assert done.stdout.splitlines() == ["interrupted", "[0, 1, 2, 3]"], done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
