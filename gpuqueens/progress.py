@@ -46,10 +46,14 @@ def _in_notebook() -> bool:
     return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
 
 
+def _installed(name: str) -> bool:
+    if name in sys.modules:  # imported already, or blocked (None) by a test
+        return sys.modules[name] is not None
+    return importlib.util.find_spec(name) is not None
+
+
 def _tqdm_installed() -> bool:
-    if "tqdm" in sys.modules:  # imported already, or blocked (None) by a test
-        return sys.modules["tqdm"] is not None
-    return importlib.util.find_spec("tqdm") is not None
+    return _installed("tqdm")
 
 
 def check_progress(progress: object) -> bool | None:
@@ -154,8 +158,12 @@ def _make_bar(total: float, initial: float, description: str, postfix: str,
               file: _DroppingStream) -> Any | None:
     """A tqdm bar drawn on ``file``, or ``None`` when tqdm is not installed (then progress
     is silent)."""
+    widget = _in_notebook() and _installed("ipywidgets")
     try:
-        from tqdm.auto import tqdm
+        if widget or not _in_notebook():
+            from tqdm.auto import tqdm
+        else:  # a notebook without ipywidgets: the text bar that tqdm.auto would fall back
+            from tqdm.std import tqdm  # to, without its "IProgress not found" warning
     except ImportError:
         return None
     fixed = _fixed_size()
@@ -164,8 +172,8 @@ def _make_bar(total: float, initial: float, description: str, postfix: str,
         initial=initial,
         desc=description or None,
         unit="unit",
-        # in a notebook tqdm.auto draws a widget, and moves text meant for sys.stderr itself
-        file=file.stream if _in_notebook() else file,
+        # a widget moves text meant for sys.stderr itself
+        file=file.stream if widget else file,
         dynamic_ncols=fixed is None,
         ncols=fixed and fixed[0],
         nrows=fixed and fixed[1],

@@ -226,3 +226,20 @@ def test_a_terminal_that_reports_no_size_still_gets_a_bar():
     assert b"units]" in _bar_drawn_on_a_terminal_of_size(100, 24)
     drawn = _bar_drawn_on_a_terminal_of_size(0, 0)
     assert b"units]" in drawn and b"100%" in drawn
+
+
+def test_a_notebook_without_ipywidgets_gets_a_text_bar_without_tqdm_s_warning(monkeypatch):
+    # tqdm.auto warned "IProgress not found. Please update jupyter and ipywidgets" from its
+    # own file, then drew the text bar anyway
+    import tqdm.std
+
+    monkeypatch.setattr(progress_module, "_in_notebook", lambda: True)
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)
+    shown = io.StringIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bar = progress_module._make_bar(10, 0, "units", "", progress_module._DroppingStream(shown))
+        bar.update(10)
+        bar.close()
+    assert type(bar) is tqdm.std.tqdm
+    assert "100%" in shown.getvalue()
