@@ -158,9 +158,10 @@ def _make_bar(total: float, initial: float, description: str, postfix: str,
               file: _DroppingStream) -> Any | None:
     """A tqdm bar drawn on ``file``, or ``None`` when tqdm is not installed (then progress
     is silent)."""
-    widget = _in_notebook() and _installed("ipywidgets")
+    notebook = _in_notebook()
+    widget = notebook and _installed("ipywidgets")
     try:
-        if widget or not _in_notebook():
+        if widget or not notebook:
             from tqdm.auto import tqdm
         else:  # a notebook without ipywidgets: the text bar that tqdm.auto would fall back
             from tqdm.std import tqdm  # to, without its "IProgress not found" warning
