@@ -17,7 +17,7 @@ from gpuqueens.problems.matchsticks.exact_join import (bucket_pairs, count_exact
 from gpuqueens.problems.matchsticks.grid import stick_count
 from gpuqueens.problems.matchsticks.halves import exact_half_parts
 from gpuqueens.problems.matchsticks.pairing import JoinStats, centre_patterns
-from gpuqueens.problems.matchsticks.sweep import count_exact
+from gpuqueens.problems.matchsticks.sweep import TooManyEntries, count_exact
 
 
 @pytest.mark.parametrize("m,n", [(1, 1), (1, 4), (2, 2), (2, 3), (3, 2)])
@@ -155,3 +155,52 @@ def test_the_join_watches_its_pace_against_its_estimate(keywords_of):
     seen = keywords_of(exact_join, "run_units")
     assert gpuqueens.matchsticks(6, 6, removed=19, squares=0, backend="cpu", workers=1) == 16
     assert 0 < seen["estimate"] < 3600
+
+
+@pytest.mark.parametrize("m,n,kept,squares", [(6, 8, 12, 2), (8, 6, 12, 1), (6, 12, 10, 1)])
+def test_few_kept_on_wide_grids_are_counted_not_refused(m, n, kept, squares, monkeypatch):
+    # the join's estimate is modelled on mid-range R: 6×8 with 12 sticks kept and S = 2 was
+    # refused as needing 26 GiB (the whole-grid sweep: 0.2 s); the join itself agrees
+    import warnings
+
+    from gpuqueens import estimates
+
+    monkeypatch.setattr(estimates, "available_memory", lambda: 16 * 2**30)
+    removed = stick_count(m, n) - kept
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gpuqueens.LongRunWarning)
+        got = gpuqueens.matchsticks(m, n, removed=removed, squares=squares, backend="cpu")
+    assert got == count_exact_join(m, n, removed=removed, squares=squares) > 0
+
+
+@pytest.mark.parametrize("kept", [9, 12, 15])
+def test_the_whole_grid_sweep_with_few_kept_is_the_join(kept, monkeypatch):
+    # forced on 6×6 (where the join is quick enough not to try it): two methods, one count
+    import gpuqueens.problems.matchsticks.api as api
+
+    monkeypatch.setattr(api, "FEW_KEPT_SWEEP_AFTER_SECONDS", 0.0)
+    removed = stick_count(6, 6) - kept
+    for s in range(4):
+        assert gpuqueens.matchsticks(6, 6, removed=removed, squares=s, backend="cpu") \
+            == count_exact_join(6, 6, removed=removed, squares=s), s
+
+
+def test_a_few_kept_sweep_past_its_entries_gives_way_to_the_join(monkeypatch):
+    import gpuqueens.problems.matchsticks.api as api
+
+    tried = []
+
+    def sweep(*args, **kwargs):
+        tried.append(kwargs["max_entries"])
+        try:
+            return count_exact(*args, **{**kwargs, "max_entries": 10})   # stopped early
+        except TooManyEntries:
+            tried.append("stopped")
+            raise
+
+    monkeypatch.setattr(api, "FEW_KEPT_SWEEP_AFTER_SECONDS", 0.0)
+    monkeypatch.setattr(api, "count_exact", sweep)
+    removed = stick_count(6, 6) - 14
+    assert gpuqueens.matchsticks(6, 6, removed=removed, squares=2, backend="cpu") \
+        == count_exact_join(6, 6, removed=removed, squares=2) > 0
+    assert tried == [api.FEW_KEPT_SWEEP_ENTRIES, "stopped"]

@@ -64,3 +64,15 @@ def test_counting_by_squares_on_gpu_equals_the_table_rows():
         for squares, fewest, ways in rows:
             assert gpuqueens.matchsticks(m, m, removed=fewest, squares=squares,
                                          backend="gpu") == ways, (m, squares)
+
+
+def test_few_kept_by_the_sweep_on_gpu_equals_the_join_on_the_cpu():
+    # 6×8 with 12 sticks kept: the whole-grid sweep on CuPy arrays, where the join's estimate
+    # would refuse or project hours
+    import gpuqueens
+    from gpuqueens.problems.matchsticks.exact_join import count_exact_join
+
+    removed = 110 - 12
+    for squares in (0, 2):
+        assert gpuqueens.matchsticks(6, 8, removed=removed, squares=squares, backend="gpu") \
+            == count_exact_join(6, 8, removed=removed, squares=squares), squares

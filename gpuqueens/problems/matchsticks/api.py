@@ -34,7 +34,7 @@ from .costs import Cost, check_cost, power_cost, transfer_cost
 from .square_costs import exact_cost, exact_join_cost, table_cost, top_cost
 from .exact_join import MAX_EXACT_JOIN_SHORT_SIDE, count_exact_join, exact_units
 from .grid import check_grid, orient, square_count, stick_count
-from .sweep import MAX_EXACT_SHORT_SIDE, count_exact
+from .sweep import MAX_EXACT_SHORT_SIDE, TooManyEntries, count_exact
 from .pairing import centre_patterns
 from .round_store import open_store
 from .table import MAX_JOIN_SHORT_SIDE, table_rows
@@ -76,6 +76,17 @@ JOIN_MEMORY_SHARE = 0.15
 #: the table's fewest R) to about an hour (mid-range R), which the up-front estimate cannot
 #: tell apart (docs/matchsticks.md, "Estimates"); ``workers=`` spreads a long 6×6 count.
 MIN_POOL_SHORT_SIDE_BY_JOIN = 7
+#: Problem 2 with fewer sticks kept than removed on a shorter side of 6 or 7 tries the
+#: whole-grid sweep first, stopped past this many live entries (seconds at most; then the
+#: join runs): with R exact the sweep drops every entry keeping more than E - R sticks, so
+#: its entries stay few, about the same on any width (S = 0: ~1.6·10^3 with 10 kept,
+#: 1.0·10^5 with 18, 1.8·10^6 with 26 on 6×6 and 6×10; S = 3 2-5x that; 7×7 ~1.3x 6×6),
+#: where the join's estimate, modelled on mid-range R, projects hours or more memory than
+#: there is (6×8 with 12 kept, S = 2: 26 GiB refused; the sweep 0.2 s). 2026-12-02.
+FEW_KEPT_SWEEP_ENTRIES = 1_000_000
+#: ... tried only where the join is expected to take longer than this, or to need more
+#: memory than there is: below it, the join is quick and its estimate rarely far off.
+FEW_KEPT_SWEEP_AFTER_SECONDS = 30.0
 #: The smallest shorter side whose table ``backend="auto"`` sends to a usable GPU.
 MIN_GPU_TABLE_SHORT_SIDE = 6
 
@@ -366,8 +377,9 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
 
     With ``squares`` the count runs by the whole-grid sweep up to a shorter side of 5, by
     the centre join (the halves' sweeps with R exact, :mod:`.exact_join`) for a shorter side
-    of 6 or 7 (on the CPU: 6×6 in seconds to about an hour, 7×7 in minutes and gigabytes); on
-    the CPU unless ``backend="gpu"``. R = 0 and R from E - 4 to E (at most 4 sticks kept)
+    of 6 or 7 (on the CPU: 6×6 in seconds to about an hour, 7×7 in minutes and gigabytes;
+    with fewer sticks kept than removed first by the whole-grid sweep, which keeps few
+    entries then, e.g. 6×8 with 12 kept in 0.2 s); on the CPU unless ``backend="gpu"``. R = 0 and R from E - 4 to E (at most 4 sticks kept)
     are answered at once, on any grid, from closed forms; with few sticks kept, the count
     runs over the sticks kept instead of the sticks removed.
 
@@ -412,6 +424,10 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
 
         return count_exact(m, n, removed=removed, squares=squares, xp=array_module(backend))
     cost = exact_join_cost(h, w, removed, squares)
+    if checkpoint is None and executor is None:
+        few_kept = _count_few_kept_by_sweep(m, n, removed, squares, backend, cost)
+        if few_kept is not None:
+            return few_kept
     check_cost(cost)
     large = h >= MIN_POOL_SHORT_SIDE_BY_JOIN
     if requested_backend(backend) == "gpu":
@@ -430,6 +446,31 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
             return count_exact_join(m, n, removed=removed, squares=squares, run=run,
                                     wrap_solver=chosen.solver, backend=backend,
                                     store=store if chosen.processes > 1 else None)
+
+
+def _count_few_kept_by_sweep(m: int, n: int, removed: int, squares: int, backend: str | None,
+                             join: Cost) -> int | None:
+    """Problem 2 on a shorter side of 6 or 7 with fewer sticks kept than removed, by the
+    whole-grid sweep stopped past :data:`FEW_KEPT_SWEEP_ENTRIES` live entries; ``None``
+    when it is not worth trying (the ``join``'s cost is small) or was stopped."""
+    if stick_count(m, n) - removed >= removed:
+        return None
+    available = available_memory()
+    too_big = available is not None and join.memory > available
+    if join.seconds <= FEW_KEPT_SWEEP_AFTER_SECONDS and not too_big:
+        return None
+    h, w = orient(m, n)
+    bound = exact_cost(h, w, removed, squares).memory   # the unit-square bound's tables
+    if available is not None and bound > available:
+        return None
+    from .gpu import array_module
+
+    try:
+        return count_exact(m, n, removed=removed, squares=squares,
+                           max_entries=FEW_KEPT_SWEEP_ENTRIES,
+                           xp=array_module(square_tracking_backend(backend)))
+    except TooManyEntries:
+        return None
 
 
 def _refuse_units_options(m: int, n: int, checkpoint: object, executor: object,

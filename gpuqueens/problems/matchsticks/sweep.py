@@ -62,7 +62,8 @@ from .point_masks import PointMasks, point_masks, unit_square_bits
 from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 
 __all__ = ["SweepStats", "step_point", "successor_limit", "sweep", "table_rows_by_sweep",
-           "count_exact", "too_many_entries", "MAX_EXACT_SHORT_SIDE", "FREE_MEMORY_SHARE",
+           "count_exact", "too_many_entries", "TooManyEntries", "MAX_EXACT_SHORT_SIDE",
+           "FREE_MEMORY_SHARE",
            "FEW_LOST"]
 
 #: Measured (docs/matchsticks.md): the live entries grow ~10-30x per unit of the short side
@@ -99,10 +100,15 @@ class SweepStats:
         self.steps += 1
 
 
-def too_many_entries(what: str, live: int, limit: int, words: int, primes: int) -> ValueError:
+class TooManyEntries(ValueError):
+    """A sweep stopped because its live entries (or a point step's successors) outgrew
+    what memory holds or the limit it was given."""
+
+
+def too_many_entries(what: str, live: int, limit: int, words: int, primes: int) -> TooManyEntries:
     """The error of a sweep whose live entries outgrew what memory holds (or the limit)."""
     need = live * entry_bytes(words, primes) * SWEEP_COPIES
-    return ValueError(
+    return TooManyEntries(
         f"{what} reached {live:,} live entries, past its limit of {limit:,} (this machine's "
         f"memory for them and their copies: about {format_bytes(need)} would be needed); this "
         "grid is too large for it (see docs/matchsticks.md for the measured growth)")
@@ -226,7 +232,7 @@ def step_point(layout: KeyLayout, state: State, i: int, j: int, *, bound: UnitSq
                                   xp=xp))
         found += len(pieces[-1][2])
         if most_successors is not None and found > most_successors:  # stop before the merge
-            raise ValueError(
+            raise TooManyEntries(
                 f"{layout.h}×{layout.w}: a point step (column {j}, row {i}) made more than "
                 f"{most_successors:,} entries to merge, what the free memory holds; this "
                 "count is too large for it here (see docs/matchsticks.md for the measured "
@@ -460,16 +466,17 @@ def table_rows_by_sweep(m: int, n: int, squares, *,
 
 
 def count_exact(m: int, n: int, *, removed: int, squares: int,
-                stats: SweepStats | None = None, xp=np) -> int:
+                stats: SweepStats | None = None, max_entries: int | None = None, xp=np) -> int:
     """Valid configurations with exactly ``removed`` sticks removed and ``squares`` squares
-    (``xp``: see :func:`sweep`)."""
+    (``xp``: see :func:`sweep`; past ``max_entries`` live entries, :class:`TooManyEntries`)."""
     if squares > square_count(m, n) or removed > stick_count(m, n):
         return 0
     # with few squares to lose, drop the entries that cannot keep S (8 sticks, S = 30 on
     # 5×5: 2 s, not 22 s); with many, that check costs more than it saves (10, 10: +40%)
     few_lost = square_count(m, n) - squares <= FEW_LOST
     s, r, counts, primes = sweep(m, n, max_squares=squares, max_removed=removed, stats=stats,
-                                 min_squares=squares if few_lost else 0, xp=xp)
+                                 min_squares=squares if few_lost else 0,
+                                 max_entries=max_entries, xp=xp)
     total = 0
     for a, b, value in zip(s, r, _exact_counts(counts, primes)):
         if a == squares and b == removed:
