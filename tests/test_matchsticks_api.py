@@ -1,5 +1,7 @@
 """The public functions: results, table printing, backends and bad input."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -257,7 +259,7 @@ def test_closed_forms_keep_the_backend_checks(monkeypatch):
         matchsticks(2, 2, removed=0, backend="tpu")
 
 
-def test_a_long_count_by_squares_still_warns_before_it_starts(monkeypatch):
+def test_a_count_long_whatever_its_entries_warns_before_it_starts(monkeypatch):
     import gpuqueens.problems.matchsticks.api as api
 
     class Started(Exception):
@@ -267,9 +269,23 @@ def test_a_long_count_by_squares_still_warns_before_it_starts(monkeypatch):
         raise Started
 
     monkeypatch.setattr(api, "count_exact", started)
-    m, n = 1, 10**5
+    m, n = 1, 10**5          # its prime search and point steps alone: about an hour
     with pytest.warns(gpuqueens.LongRunWarning), pytest.raises(Started):
         matchsticks(m, n, removed=stick_count(m, n) - 5, squares=0, backend="cpu")
+
+
+@pytest.mark.parametrize("m,n,removed,squares", [(4, 25, 10, 227), (3, 60, 50, 346),
+                                                 (4, 30, 129, 286)])
+def test_a_count_its_sweep_ends_at_once_is_not_announced_as_long(m, n, removed, squares):
+    # an S these R cannot leave: the unit-square bound prunes every entry in the first
+    # steps; the estimate said an hour (an upper bound; the centre join: 0 too for 4×25,
+    # in 48 s)
+    from gpuqueens.problems.matchsticks.square_costs import exact_cost
+
+    assert exact_cost(m, n, removed, squares).seconds > gpuqueens.estimates.LONG_RUN_SECONDS
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gpuqueens.LongRunWarning)
+        assert matchsticks(m, n, removed=removed, squares=squares, backend="cpu") == 0
 
 
 def test_a_table_is_looked_up_by_s():

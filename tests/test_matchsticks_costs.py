@@ -73,13 +73,24 @@ def test_oversized_requests_are_refused_at_once(machine, call, message):
     lambda: gpuqueens.matchstick_counts(13, 100, backend="cpu"),
     lambda: gpuqueens.matchstick_table(2, 3 * 10**4),
     lambda: gpuqueens.matchstick_table(4, 1000),
-    lambda: gpuqueens.matchsticks(5, 100, removed=200, squares=60),
     lambda: gpuqueens.matchsticks(7, 7, removed=35, squares=0),
 ])
 def test_long_runs_are_announced_at_once(machine, call):
     outcome = quickly(call)
     assert isinstance(outcome, gpuqueens.LongRunWarning), outcome
     assert "is expected to take about" in str(outcome)
+
+
+def test_a_long_whole_grid_sweep_is_announced_after_its_first_steps(machine, monkeypatch):
+    # its estimate is an upper bound, often far above the time: it speaks once the sweep has
+    # run SHORT_SWEEP_SECONDS (here: after its first point step) or passed its entries
+    from gpuqueens.problems.matchsticks import api
+
+    monkeypatch.setattr(api, "SHORT_SWEEP_SECONDS", 0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gpuqueens.LongRunWarning)
+        with pytest.raises(gpuqueens.LongRunWarning, match="is expected to take about"):
+            gpuqueens.matchsticks(4, 100, removed=496, squares=1)     # 3.7 hours estimated
 
 
 def test_the_warning_names_the_callers_line(machine, monkeypatch):
@@ -93,8 +104,15 @@ def test_the_warning_names_the_callers_line(machine, monkeypatch):
                         lambda: gpuqueens.matchsticks(7, 10**9, removed=1, backend="cpu")),
                        ("count_by_column_powers",
                         lambda: gpuqueens.matchsticks(1, 10**9, removed=3000, backend="cpu")),
-                       ("count_exact",
+                       ("warn_if_long",    # from inside the sweep, after its first step
                         lambda: gpuqueens.matchsticks(5, 100, removed=200, squares=60))]:
+        if name == "warn_if_long":
+            monkeypatch.setattr(api, "SHORT_SWEEP_SECONDS", 0.0)
+            warn = api.warn_if_long
+
+            def stop(*args, warn=warn, **kwargs):
+                warn(*args, **kwargs)
+                raise KeyboardInterrupt
         monkeypatch.setattr(api, name, stop)
         with pytest.warns(gpuqueens.LongRunWarning) as caught:
             with pytest.raises(KeyboardInterrupt):

@@ -178,7 +178,7 @@ def test_the_whole_grid_sweep_with_few_kept_is_the_join(kept, monkeypatch):
     # forced on 6×6 (where the join is quick enough not to try it): two methods, one count
     import gpuqueens.problems.matchsticks.api as api
 
-    monkeypatch.setattr(api, "FEW_KEPT_SWEEP_AFTER_SECONDS", 0.0)
+    monkeypatch.setattr(api, "SHORT_SWEEP_AFTER_SECONDS", 0.0)
     removed = stick_count(6, 6) - kept
     for s in range(4):
         assert gpuqueens.matchsticks(6, 6, removed=removed, squares=s, backend="cpu") \
@@ -198,9 +198,9 @@ def test_a_few_kept_sweep_past_its_entries_gives_way_to_the_join(monkeypatch):
             tried.append("stopped")
             raise
 
-    monkeypatch.setattr(api, "FEW_KEPT_SWEEP_AFTER_SECONDS", 0.0)
+    monkeypatch.setattr(api, "SHORT_SWEEP_AFTER_SECONDS", 0.0)
     monkeypatch.setattr(api, "count_exact", sweep)
     removed = stick_count(6, 6) - 14
     assert gpuqueens.matchsticks(6, 6, removed=removed, squares=2, backend="cpu") \
         == count_exact_join(6, 6, removed=removed, squares=2) > 0
-    assert tried == [api.FEW_KEPT_SWEEP_ENTRIES, "stopped"]
+    assert tried == [api.SHORT_SWEEP_ENTRIES, "stopped"]

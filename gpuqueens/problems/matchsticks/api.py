@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..._checks import check_int
-from ...estimates import LongRunWarning, available_memory, check_memory
+from ...estimates import (LONG_RUN_SECONDS, LongRunWarning, available_memory, check_memory,
+                          warn_if_long)
 from ...ledger import check_checkpoint_path
 from ...progress import check_progress
 from ...runner import check_run_options, units_to_solve
@@ -76,17 +77,22 @@ JOIN_MEMORY_SHARE = 0.15
 #: the table's fewest R) to about an hour (mid-range R), which the up-front estimate cannot
 #: tell apart (docs/matchsticks.md, "Estimates"); ``workers=`` spreads a long 6×6 count.
 MIN_POOL_SHORT_SIDE_BY_JOIN = 7
-#: Problem 2 with fewer sticks kept than removed on a shorter side of 6 or 7 tries the
-#: whole-grid sweep first, stopped past this many live entries (seconds at most; then the
-#: join runs): with R exact the sweep drops every entry keeping more than E - R sticks, so
-#: its entries stay few, about the same on any width (S = 0: ~1.6·10^3 with 10 kept,
-#: 1.0·10^5 with 18, 1.8·10^6 with 26 on 6×6 and 6×10; S = 3 2-5x that; 7×7 ~1.3x 6×6),
-#: where the join's estimate, modelled on mid-range R, projects hours or more memory than
-#: there is (6×8 with 12 kept, S = 2: 26 GiB refused; the sweep 0.2 s). 2026-12-02.
-FEW_KEPT_SWEEP_ENTRIES = 1_000_000
-#: ... tried only where the join is expected to take longer than this, or to need more
-#: memory than there is: below it, the join is quick and its estimate rarely far off.
-FEW_KEPT_SWEEP_AFTER_SECONDS = 30.0
+#: Problem 2's estimates are upper bounds, often far too high where the unit-square bound
+#: prunes hard or few sticks are kept (an S that cannot be: 0 in under a second, announced as
+#: an hour; 6×8 with 12 sticks kept, S = 2: refused by the join's estimate as needing 26 GiB,
+#: the whole-grid sweep 0.2 s). So a count the estimate calls long is judged by its sweep's
+#: first steps: up to a shorter side of 5 the estimate's warning waits until the sweep has
+#: passed this many live entries or run SHORT_SWEEP_SECONDS; on 6 and 7 with fewer sticks
+#: kept than removed, where the join's estimate passes SHORT_SWEEP_AFTER_SECONDS or the
+#: memory there is, the whole-grid sweep runs
+#: first, stopped past this many live entries (seconds at most), and the centre join (its
+#: estimate checked then) only if it was stopped. With R exact the sweep drops every entry
+#: keeping more than E - R sticks: with few kept its entries stay few on any width (S = 0:
+#: ~1.6·10^3 with 10 kept, 1.0·10^5 with 18, 1.8·10^6 with 26 on 6×6 and 6×10; S = 3 2-5x
+#: that; 7×7 ~1.3x 6×6). 2026-12-02, docs/matchsticks.md.
+SHORT_SWEEP_ENTRIES = 1_000_000
+SHORT_SWEEP_SECONDS = 2.0
+SHORT_SWEEP_AFTER_SECONDS = 30.0
 #: The smallest shorter side whose table ``backend="auto"`` sends to a usable GPU.
 MIN_GPU_TABLE_SHORT_SIDE = 6
 
@@ -419,15 +425,22 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     if h <= MAX_EXACT_SHORT_SIDE:
         _refuse_units_options(m, n, checkpoint, executor, "by the whole-grid sweep")
         backend = square_tracking_backend(backend)
-        check_cost(exact_cost(h, w, removed, squares))
+        cost = exact_cost(h, w, removed, squares)
+        check_memory(cost.what, cost.memory)           # the bound's tables: needed at once
         from .gpu import array_module
 
-        return count_exact(m, n, removed=removed, squares=squares, xp=array_module(backend))
+        def announce() -> None:
+            warn_if_long(cost.what, cost.seconds)
+
+        if exact_cost(h, w, removed, squares, entries=False).seconds > LONG_RUN_SECONDS:
+            announce()       # long whatever its entries (a long prime search, many steps)
+        return count_exact(m, n, removed=removed, squares=squares, xp=array_module(backend),
+                           announce=(SHORT_SWEEP_ENTRIES, SHORT_SWEEP_SECONDS, announce))
     cost = exact_join_cost(h, w, removed, squares)
     if checkpoint is None and executor is None:
-        few_kept = _count_few_kept_by_sweep(m, n, removed, squares, backend, cost)
-        if few_kept is not None:
-            return few_kept
+        swept = _count_by_a_short_sweep(m, n, removed, squares, backend, cost)
+        if swept is not None:
+            return swept
     check_cost(cost)
     large = h >= MIN_POOL_SHORT_SIDE_BY_JOIN
     if requested_backend(backend) == "gpu":
@@ -448,16 +461,16 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
                                     store=store if chosen.processes > 1 else None)
 
 
-def _count_few_kept_by_sweep(m: int, n: int, removed: int, squares: int, backend: str | None,
-                             join: Cost) -> int | None:
+def _count_by_a_short_sweep(m: int, n: int, removed: int, squares: int, backend: str | None,
+                            join: Cost) -> int | None:
     """Problem 2 on a shorter side of 6 or 7 with fewer sticks kept than removed, by the
-    whole-grid sweep stopped past :data:`FEW_KEPT_SWEEP_ENTRIES` live entries; ``None``
-    when it is not worth trying (the ``join``'s cost is small) or was stopped."""
+    whole-grid sweep stopped past :data:`SHORT_SWEEP_ENTRIES` live entries, where the
+    ``join``'s estimate is long or refused; ``None`` when not tried or stopped."""
     if stick_count(m, n) - removed >= removed:
         return None
     available = available_memory()
     too_big = available is not None and join.memory > available
-    if join.seconds <= FEW_KEPT_SWEEP_AFTER_SECONDS and not too_big:
+    if join.seconds <= SHORT_SWEEP_AFTER_SECONDS and not too_big:
         return None
     h, w = orient(m, n)
     bound = exact_cost(h, w, removed, squares).memory   # the unit-square bound's tables
@@ -467,7 +480,7 @@ def _count_few_kept_by_sweep(m: int, n: int, removed: int, squares: int, backend
 
     try:
         return count_exact(m, n, removed=removed, squares=squares,
-                           max_entries=FEW_KEPT_SWEEP_ENTRIES,
+                           max_entries=SHORT_SWEEP_ENTRIES,
                            xp=array_module(square_tracking_backend(backend)))
     except TooManyEntries:
         return None

@@ -117,7 +117,7 @@ def configurations(decided: float, low: float, high: float) -> float:
     return math.inf if bits > 1000 else (high - low + 1) * 2.0 ** bits
 
 
-def exact_cost(h: int, w: int, removed: int, squares: int) -> Cost:
+def exact_cost(h: int, w: int, removed: int, squares: int, *, entries: bool = True) -> Cost:
     """Problem 2 (R and S exact) on an h×w grid by the whole-grid sweep (:mod:`.sweep`).
 
     Memory: the unit-square bound's tables (exact) and the live entries. Time: every
@@ -127,7 +127,9 @@ def exact_cost(h: int, w: int, removed: int, squares: int) -> Cost:
     R minus half the unit squares ahead beyond S. The entries are taken as at most
     ``EXACT_ENTRIES_PER_CELL[h]`` per (S value, R in the window), and never more than memory
     holds (:func:`live_entry_limit`): an upper bound, so a warning may come for a run that
-    then finishes sooner.
+    then finishes sooner. ``entries=False``: without the live entries' time (the bound's
+    tables, the prime search and the point steps' overhead: what the run takes whatever
+    its entries).
     """
     sticks = stick_count(h, w)
     points = (h + 1) * (w + 1)
@@ -143,7 +145,9 @@ def exact_cost(h: int, w: int, removed: int, squares: int) -> Cost:
         low = max(0.0, removed - (sticks - decided), (passed - squares) / 2)
         high = min(removed, decided, removed - (ahead - squares) / 2)
         window = max(1.0, high - low + 1)
-        total += min(most, per_cell * (squares + 1) * window, configurations(decided, low, high))
+        if entries:
+            total += min(most, per_cell * (squares + 1) * window,
+                         configurations(decided, low, high))
     seconds = bound_seconds + prime_search_seconds(primes, 31) + points * (
         SWEEP_STEP_SECONDS + SWEEP_ENTRY_SECONDS * total / 257 * (words + 1 + primes))
     return Cost(f"counting the {h}×{w} grid by R = {removed} and S = {squares}",

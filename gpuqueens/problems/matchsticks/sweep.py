@@ -48,6 +48,7 @@ Counts are residues modulo primes below 2^31 (:mod:`.modular`): a merged group o
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -372,7 +373,8 @@ _ALL = (1 << 64) - 1
 
 def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
           stats: SweepStats | None = None, caps: dict[int, int] | None = None,
-          max_entries: int | None = None, min_squares: int = 0, xp=np):
+          max_entries: int | None = None, min_squares: int = 0,
+          announce: tuple[int, float, Callable[[], None]] | None = None, xp=np):
     """Run the sparse DP over the whole grid (on array module ``xp``: NumPy, or CuPy on the
     current device; the results are NumPy arrays).
 
@@ -380,7 +382,8 @@ def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
     Returns ``(s, removed, residues, primes)`` arrays over the final entries: squares,
     fewest R (table mode) or R (exact mode), and residues. The live entries may not pass
     ``max_entries`` nor what this machine's memory holds (:func:`.square_costs.live_entry_limit`):
-    a ``ValueError`` says so.
+    a :class:`TooManyEntries` says so. ``announce=(entries, seconds, call)``: ``call()`` once,
+    after the first point step that leaves more live entries or ends later than that.
     """
     h, w = orient(m, n)
     sticks = stick_count(h, w)
@@ -415,6 +418,10 @@ def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
                 raise too_many_entries(f"{m}×{n}: the square-tracking sweep (column {j})",
                                        len(keys[0]), limit, layout.words, len(primes))
             stats.add(len(keys[0]))
+            if announce is not None and (len(keys[0]) > announce[0]
+                                         or time.perf_counter() - begin > announce[1]):
+                announce[2]()
+                announce = None
     stats.seconds += time.perf_counter() - begin
     s = layout.get(keys, "s").astype(np.int64)
     if not table_mode:
@@ -466,9 +473,11 @@ def table_rows_by_sweep(m: int, n: int, squares, *,
 
 
 def count_exact(m: int, n: int, *, removed: int, squares: int,
-                stats: SweepStats | None = None, max_entries: int | None = None, xp=np) -> int:
+                stats: SweepStats | None = None, max_entries: int | None = None,
+                announce: tuple[int, float, Callable[[], None]] | None = None, xp=np) -> int:
     """Valid configurations with exactly ``removed`` sticks removed and ``squares`` squares
-    (``xp``: see :func:`sweep`; past ``max_entries`` live entries, :class:`TooManyEntries`)."""
+    (``xp``, ``announce``: see :func:`sweep`; past ``max_entries`` live entries,
+    :class:`TooManyEntries`)."""
     if squares > square_count(m, n) or removed > stick_count(m, n):
         return 0
     # with few squares to lose, drop the entries that cannot keep S (8 sticks, S = 30 on
@@ -476,7 +485,7 @@ def count_exact(m: int, n: int, *, removed: int, squares: int,
     few_lost = square_count(m, n) - squares <= FEW_LOST
     s, r, counts, primes = sweep(m, n, max_squares=squares, max_removed=removed, stats=stats,
                                  min_squares=squares if few_lost else 0,
-                                 max_entries=max_entries, xp=xp)
+                                 max_entries=max_entries, announce=announce, xp=xp)
     total = 0
     for a, b, value in zip(s, r, _exact_counts(counts, primes)):
         if a == squares and b == removed:
