@@ -84,9 +84,8 @@ MIN_POOL_SHORT_SIDE_BY_JOIN = 7
 #: first steps: up to a shorter side of 5 the estimate's warning waits until the sweep has
 #: passed this many live entries or run SHORT_SWEEP_SECONDS; on 6 and 7 with fewer sticks
 #: kept than removed, where the join's estimate passes SHORT_SWEEP_AFTER_SECONDS or the
-#: memory there is, the whole-grid sweep runs
-#: first, stopped past this many live entries (seconds at most), and the centre join (its
-#: estimate checked then) only if it was stopped. With R exact the sweep drops every entry
+#: memory there is, the whole-grid sweep runs first, stopped past this many live entries
+#: (seconds at most), and the centre join (its estimate checked then) only if it was stopped. With R exact the sweep drops every entry
 #: keeping more than E - R sticks: with few kept its entries stay few on any width (S = 0:
 #: ~1.6·10^3 with 10 kept, 1.0·10^5 with 18, 1.8·10^6 with 26 on 6×6 and 6×10; S = 3 2-5x
 #: that; 7×7 ~1.3x 6×6). 2026-12-02, docs/matchsticks.md.
@@ -385,8 +384,8 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     the centre join (the halves' sweeps with R exact, :mod:`.exact_join`) for a shorter side
     of 6 or 7 (on the CPU: 6×6 in seconds to about an hour, 7×7 in minutes and gigabytes;
     with fewer sticks kept than removed first by the whole-grid sweep, which keeps few
-    entries then, e.g. 6×8 with 12 kept in 0.2 s); on the CPU unless ``backend="gpu"``. R = 0 and R from E - 4 to E (at most 4 sticks kept)
-    are answered at once, on any grid, from closed forms; with few sticks kept, the count
+    entries then, e.g. 6×8 with 12 kept in 0.2 s); on the CPU unless ``backend="gpu"``.
+    R = 0 and R from E - 4 to E (at most 4 sticks kept) are answered at once, on any grid, from closed forms; with few sticks kept, the count
     runs over the sticks kept instead of the sticks removed.
 
     The centre join runs as work units, one per centre stick pattern, and takes the run

@@ -64,8 +64,7 @@ from .modular import NARROW_PRIME_LIMIT, binomial_bound, crt, primes_for_bound
 
 __all__ = ["SweepStats", "step_point", "successor_limit", "sweep", "table_rows_by_sweep",
            "count_exact", "too_many_entries", "TooManyEntries", "MAX_EXACT_SHORT_SIDE",
-           "FREE_MEMORY_SHARE",
-           "FEW_LOST"]
+           "FREE_MEMORY_SHARE", "FEW_LOST"]
 
 #: Measured (docs/matchsticks.md): the live entries grow ~10-30x per unit of the short side
 #: (table: 4×4 3·10^4, 5×5 1.1·10^6, 6×6 up to 1.8·10^7 per S and past 2·10^7 for S = 12;
