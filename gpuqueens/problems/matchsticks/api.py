@@ -385,8 +385,9 @@ def matchsticks(m: int, n: int, *, removed: int, squares: int | None = None,
     of 6 or 7 (on the CPU: 6×6 in seconds to about an hour, 7×7 in minutes and gigabytes;
     with fewer sticks kept than removed first by the whole-grid sweep, which keeps few
     entries then, e.g. 6×8 with 12 kept in 0.2 s); on the CPU unless ``backend="gpu"``.
-    R = 0 and R from E - 4 to E (at most 4 sticks kept) are answered at once, on any grid, from closed forms; with few sticks kept, the count
-    runs over the sticks kept instead of the sticks removed.
+    R = 0 and R from E - 4 to E (at most 4 sticks kept) are answered at once, on any grid,
+    from closed forms; with few sticks kept, the count runs over the sticks kept instead of
+    the sticks removed.
 
     The centre join runs as work units, one per centre stick pattern, and takes the run
     options of :func:`matchstick_table`: ``checkpoint``, ``executor``, ``progress``,
