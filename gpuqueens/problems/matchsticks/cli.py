@@ -15,7 +15,8 @@ import re
 import time
 
 from ...cli_options import add_progress_option, add_recheck_option, add_run_options
-from .api import matchstick_counts, matchstick_table, matchsticks, by_removed_backend, square_tracking_backend
+from .api import (by_removed_backend, matchstick_counts, matchstick_table, matchsticks,
+                  square_tracking_backend)
 
 __all__ = ["register", "parse_squares", "handle"]
 
