@@ -118,10 +118,10 @@ def join():
         per_entry = words + 1 + len(rnd.primes)
         rate = stats.join_seconds / (stats.max_live * len(centre_patterns(h)) * per_entry)
         columns = (w + 1) // 2
-        sweep_rate = stats.sweep_seconds / (
-            (h + 1) * per_entry * square_costs._table_live_sum(h, columns))
+        sweep_rate = stats.sweep_seconds / ((h + 1) * square_costs._table_live_sum(h, columns)) \
+            - square_costs.TABLE_SWEEP_WORD_SECONDS * per_entry
         print(f"TABLE_SWEEP_ENTRY_SECONDS = {sweep_rate:.3g}   # {h}×{w} round 1: half sweeps "
-              f"{stats.sweep_seconds:.2f} s over {columns} point columns")
+              f"{stats.sweep_seconds:.2f} s over {columns} point columns, {per_entry} words")
         print(f"JOIN_ENTRY_SECONDS = {rate:.3g}   # {h}×{w} round 1: join "
               f"{stats.join_seconds:.2f} s, most live {stats.max_live:,}, half sweeps "
               f"{stats.sweep_seconds:.2f} s, {stats.groups:,} groups, {stats.pairs:.2g} pairs, "
@@ -160,18 +160,52 @@ def memory():
               f"peak {peak / 2**30:.2f} GiB, {live:,} live entries of {per_entry} B")
 
 
+#: The grids whose half sweeps set AT_BOUND_LIVE and ONE_ABOVE_LIVE, the most at any width
+#: measured (5×5 to 5×64, 6×6 to 6×30, 7×7 to 7×20): the widths past which the entries
+#: stop growing, and for S = 0 the odd widths 5×5 and 7×7, which hold more than the longer
+#: grids; with the S taken from each.
+FEW_SQUARES_GRIDS = [(5, 5, [0]), (5, 14, [1, 3, 5, 7]), (6, 12, [0, 1, 3, 5]), (6, 20, [7, 14]),
+                     (7, 7, [0]), (7, 12, [1, 3]), (7, 16, [7])]
+
+
+def few_squares(grids=FEW_SQUARES_GRIDS, above_limit: int = 2 * 10**7):
+    """The table's half sweeps for one small S, at the unit-square bound and one above (a
+    round past ``above_limit`` live entries is stopped and shown as such)."""
+    from gpuqueens.problems.matchsticks.sweep import TooManyEntries
+    from gpuqueens.problems.matchsticks.table import first_round
+
+    for h, w, squares in grids:
+        for s in squares:
+            caps, level = first_round(h, w, [s])
+            begin = time.perf_counter()
+            at_bound = prepare_round(h, w, caps, level, slack=s).sweep.max_states
+            middle = time.perf_counter()
+            try:
+                above = f"{prepare_round(h, w, {s: caps[s] + 1}, level + 1, above_limit, s).sweep.max_states:,}"
+            except TooManyEntries:
+                above = f"past {above_limit:,}"
+            print(f"{h}×{w}, S = {s}: AT_BOUND_LIVE {at_bound:,} ({middle - begin:.1f} s), "
+                  f"ONE_ABOVE_LIVE {above} ({time.perf_counter() - middle:.1f} s)", flush=True)
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """No options: the parser gives ``--help`` and refuses stray arguments before minutes
-    of measuring start."""
+    """``--few-squares``: only the half sweeps of a small S (minutes); else every constant.
+    The parser gives ``--help`` and refuses stray arguments before minutes of measuring
+    start."""
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0].replace("\n", " "),
         epilog="Prints each constant and what it came from, to copy into the cost models.")
+    parser.add_argument("--few-squares", action="store_true",
+                        help="only the table's half sweeps for one small S (AT_BOUND_LIVE, ONE_ABOVE_LIVE)")
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parse_args(argv)
+    args = parse_args(argv)
     print("# load", open("/proc/loadavg").read().split()[:3], time.strftime("%Y-%m-%d"))
+    if args.few_squares:
+        few_squares()
+        return 0
     memory()
     transfer()
     powers()

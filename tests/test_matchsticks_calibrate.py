@@ -22,3 +22,14 @@ def test_unknown_arguments_are_refused_before_measuring():
     done = run_script("6", "6")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines()[-1].endswith("unrecognized arguments: 6 6")
+
+
+def test_few_squares_prints_the_half_sweeps_of_one_small_s(capsys):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("calibrate_matchsticks", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.few_squares([(5, 8, [1])], above_limit=10**4)
+    printed = capsys.readouterr().out
+    assert "5×8, S = 1: AT_BOUND_LIVE 1,628" in printed and "ONE_ABOVE_LIVE past 10,000" in printed

@@ -71,8 +71,8 @@ def test_oversized_requests_are_refused_at_once(machine, call, message):
     lambda: gpuqueens.matchsticks(7, 10**9, removed=1, backend="cpu"),
     lambda: gpuqueens.matchsticks(1, 10**9, removed=3000, backend="cpu"),  # column powers
     lambda: gpuqueens.matchstick_counts(13, 100, backend="cpu"),
-    lambda: gpuqueens.matchstick_table(2, 3 * 10**4),
-    lambda: gpuqueens.matchstick_table(4, 1000),
+    lambda: gpuqueens.matchstick_table(2, 10**5),   # hours: the time grows about as the width
+    lambda: gpuqueens.matchstick_table(4, 3000),    # squared (2×3000 12 s, 4×400 416 s)
     lambda: gpuqueens.matchsticks(7, 7, removed=35, squares=0),
 ])
 def test_long_runs_are_announced_at_once(machine, call):
@@ -99,7 +99,7 @@ def test_the_warning_names_the_callers_line(machine, monkeypatch):
     def stop(*args, **kwargs):  # the estimate is what is tested, not the run
         raise KeyboardInterrupt
 
-    for name, call in [("table_rows", lambda: gpuqueens.matchstick_table(2, 3 * 10**4)),
+    for name, call in [("table_rows", lambda: gpuqueens.matchstick_table(4, 3000)),
                        ("count_by_removed",
                         lambda: gpuqueens.matchsticks(7, 10**9, removed=1, backend="cpu")),
                        ("count_by_column_powers",
@@ -282,3 +282,50 @@ def test_least_removals_divide_by_the_most_squares_one_stick_is_a_side_of(m, n):
     most = max(sides.values())
     assert [least_removals(m, n, lost) for lost in (0, 1, most, most + 1, 3 * most)] \
         == [0, 1, 1, 2, 3]
+
+
+@pytest.mark.parametrize("m, n, squares", [(7, 20, [1]), (5, 1000, [3]), (7, 11, [0]), (6, 13, [3]),
+                                           (6, 11, [8]), (6, 100, [0])])
+def test_a_table_for_a_small_s_is_neither_refused_nor_announced(machine, m, n, squares):
+    # each takes 0.6-116 s and 0.1-3.3 GB (docs/matchsticks.md, "Estimates"); before, they
+    # were refused as needing 25-985 GiB, their half sweeps taken as those of S = 0..14
+    from gpuqueens.problems.matchsticks.api import _table_cost
+
+    assert quickly(lambda: costs.check_cost(_table_cost(m, n, squares))) is None
+
+
+def test_a_table_is_refused_only_on_what_its_first_round_needs(machine):
+    from gpuqueens.problems.matchsticks.api import _table_cost
+
+    cost = _table_cost(7, 20, [1])  # 10,355 live entries at the bound, 1.1·10^6 one above
+    assert cost.least_memory < cost.memory / 10
+    assert "10,355 live entries in its half sweeps, up to 1,144,486 if its fewest R" in cost.what
+    default = _table_cost(7, 7, list(range(15)))  # S = 0..14: as measured, whatever the round
+    assert default.least_memory == default.memory
+
+
+@pytest.mark.parametrize("h, w, s", [(5, 12, 1), (6, 10, 0), (7, 7, 0)])
+def test_few_squares_constants_are_what_the_half_sweeps_hold(h, w, s):
+    # the most live entries of a round at the unit-square bound and one above, as the
+    # table runs them (table.first_round, then the next level); these grids have stopped
+    # growing with the width (5×10 to 5×64 and 6×10 to 6×30 the same; 7×7 has the most of
+    # 7×7 to 7×20)
+    from gpuqueens.problems.matchsticks.pairing import prepare_round
+    from gpuqueens.problems.matchsticks.table import first_round
+
+    caps, level = first_round(h, w, [s])
+    at_bound = prepare_round(h, w, caps, level, slack=s).sweep.max_states
+    above = prepare_round(h, w, {s: caps[s] + 1}, level + 1, slack=s).sweep.max_states
+    assert (at_bound, above) == (square_costs.AT_BOUND_LIVE[h][s], square_costs.ONE_ABOVE_LIVE[h][s])
+
+
+def test_a_round_above_the_bound_that_outgrows_memory_stops_with_a_clear_error(monkeypatch):
+    # 5×12, S = 0: the fewest R lies two above the bound, and the rounds hold 36, 1958 and
+    # 42,951 live entries; with memory for the first rounds only the table starts, and the
+    # round that outgrows it stops with the sweep's error
+    from gpuqueens.problems.matchsticks.sweep import TooManyEntries
+
+    for module in (gpuqueens.estimates, square_costs):
+        monkeypatch.setattr(module, "available_memory", lambda: 4 * 2**20)
+    with pytest.raises(TooManyEntries, match="live entries, past its limit"):
+        gpuqueens.matchstick_table(5, 12, [0], backend="cpu", workers=1)

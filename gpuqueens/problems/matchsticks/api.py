@@ -537,7 +537,8 @@ def _table_cost(h: int, w: int, wanted: list[int]) -> Cost:
     parts = ([top_cost(h, w, square_count(h, w) - min(top))] if top else []) + (
         [table_cost(h, w, rest)] if rest else [])
     join = parts[-1]
-    return dataclasses.replace(join, memory=max(c.memory for c in parts),
+    least = [c.memory if c.least_memory is None else c.least_memory for c in parts]
+    return dataclasses.replace(join, memory=max(c.memory for c in parts), least_memory=max(least),
                                seconds=sum(c.seconds for c in parts),
                                primes=max(c.primes for c in parts))
 

@@ -32,7 +32,10 @@ __all__ = ["Cost", "check_cost", "transfer_cost", "power_cost", "prime_count", "
 @dataclass(frozen=True)
 class Cost:
     """What a run is expected to need: ``memory`` bytes here (``device_memory`` on the GPU,
-    checked against ``device_available``) and ``seconds``."""
+    checked against ``device_available``) and ``seconds``. ``least_memory``: what it needs
+    for certain, where ``memory`` foresees work that may not come (the table's rounds above
+    the unit-square bound): a run is refused only above it, and stops with a
+    :class:`~.sweep.TooManyEntries` if the rest then outgrows memory."""
 
     what: str
     memory: float
@@ -40,6 +43,7 @@ class Cost:
     primes: int = 1
     device_memory: float = 0.0
     device_available: float | None = None
+    least_memory: float | None = None
 
 
 def check_cost(cost: Cost, stacklevel: int = 2) -> None:
@@ -47,7 +51,7 @@ def check_cost(cost: Cost, stacklevel: int = 2) -> None:
 
     ``stacklevel`` as for :func:`warnings.warn`: 2 (the default) names the caller's caller.
     """
-    check_memory(cost.what, cost.memory)
+    check_memory(cost.what, cost.memory if cost.least_memory is None else cost.least_memory)
     if cost.device_memory:
         check_memory(f"{cost.what} (on the GPU)", cost.device_memory,
                      available=cost.device_available, where="the GPU")

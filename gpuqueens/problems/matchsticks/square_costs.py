@@ -17,8 +17,9 @@ from ...estimates import available_memory, format_bytes
 from .costs import Cost, amount, log2_binomial, prime_count, prime_search_seconds
 from .grid import square_count, stick_count
 
-__all__ = ["exact_cost", "exact_join_cost", "table_cost", "top_cost", "table_live", "entry_bytes",
-           "memory_for_entries", "live_entry_limit", "sweep_copies"]
+__all__ = ["exact_cost", "exact_join_cost", "table_cost", "top_cost", "table_live",
+           "few_squares_live", "entry_bytes", "memory_for_entries", "live_entry_limit",
+           "sweep_copies"]
 
 
 # -- the square-tracking sweep (sweep.py, halves.py) --------------------------------------
@@ -224,10 +225,14 @@ TABLE_STEP = {7: 5.2}
 #: Seconds per live entry of the first round's half sweep, per centre pattern and residue
 #: word, for building the groups and joining them (the join).
 JOIN_ENTRY_SECONDS = 2.2e-8
-#: Seconds per live entry and word of the table's half sweep, at each point of a column
-#: with that column's most live entries (problem 2's ``SWEEP_ENTRY_SECONDS`` counts each
-#: point's own entries).
-TABLE_SWEEP_ENTRY_SECONDS = 4e-8
+#: Seconds per live entry of the table's half sweep, and more per word, at each point of
+#: a column with that column's most live entries (problem 2's ``SWEEP_ENTRY_SECONDS``
+#: counts each point's own entries): 3.6-5.8·10^-8 per word measured with 7-9 words (5×10,
+#: 6×6, 6×8); a word costs far less than an entry, so long grids, whose counts need
+#: hundreds of primes, were estimated up to 4 times too long (the default tables of 4×100,
+#: 4×200 and 4×400, 28-100 words: 22.6, 100 and 416 s on one core, 2026-12-02).
+TABLE_SWEEP_ENTRY_SECONDS = 3e-7
+TABLE_SWEEP_WORD_SECONDS = 6e-9
 #: The rounds after the first: fewer S, smaller; together about half the first.
 LATER_ROUNDS = 0.5
 
@@ -302,32 +307,42 @@ def table_cost(h: int, w: int, wanted: list[int]) -> Cost:
     patterns = (2 ** h + 2 ** ((h + 1) // 2)) // 2      # one of each top-bottom mirror pair
     bound_bytes, bound_seconds = _bound_cost(h, w, slack)
     most, sweep = 0.0, columns * SWEEP_STEP_SECONDS
-    for live, live_sum in table_round_live(h, w, wanted):
-        most = max(most, live)
-        sweep += TABLE_SWEEP_ENTRY_SECONDS * per_entry * live_sum
+    first = 0.0
+    for live, live_sum, at_bound in table_round_live(h, w, wanted):
+        most, first = max(most, live), max(first, at_bound)
+        sweep += (TABLE_SWEEP_ENTRY_SECONDS + TABLE_SWEEP_WORD_SECONDS * per_entry) * live_sum
     sweep *= h + 1
     join = JOIN_ENTRY_SECONDS * most * patterns * per_entry
     seconds = bound_seconds + prime_search_seconds(primes, 31) + (1 + LATER_ROUNDS) * (sweep + join)
     entries = SWEEP_COPIES * entry_bytes(words, primes) * most
-    return Cost(f"the {h}×{w} puzzle table ({_what_holds(most, entries, bound_bytes, w)})",
-                bound_bytes + entries, seconds, primes)
+    least = SWEEP_COPIES * entry_bytes(words, primes) * first
+    above = (f", up to {amount(most)} if its fewest R lies above the unit-square bound"
+             if first < most else "")
+    return Cost(f"the {h}×{w} puzzle table ({_what_holds(first, least, bound_bytes, w, above)})",
+                bound_bytes + entries, seconds, primes, least_memory=bound_bytes + least)
 
 
-def _what_holds(live: float, entries: float, bound: float, w: int) -> str:
+def _what_holds(live: float, entries: float, bound: float, w: int, more: str = "") -> str:
     """The words for a join's memory: its half sweeps' live entries, and its unit-square
     bound's tables where those weigh more (they grow with the grid's length: 7×10^9 with
     one live entry needs terabytes for them alone)."""
-    said = f"{amount(live)} live entr{'y' if live == 1 else 'ies'} in its half sweeps"
+    said = f"{amount(live)} live entr{'y' if live == 1 else 'ies'} in its half sweeps{more}"
     if bound > entries:
         said += (f"; its unit-square bound's tables, over the {w:,} columns of points, "
                  f"{format_bytes(bound)} alone")
     return said
 
 
-def table_round_live(h: int, w: int, wanted: list[int]) -> list[tuple[float, float]]:
+def table_round_live(h: int, w: int, wanted: list[int]) -> list[tuple[float, float, float]]:
     """The table's rounds that the estimate foresees: ``(most live entries, their sum over
-    the point columns)`` of the half sweeps. For the S below h·w, the first round
-    (``TABLE_LIVE`` times (largest S + 1) / 15, measured for S = 0..14). For the S of at
+    the point columns, the most in a round at the unit-square bound)`` of the half sweeps
+    (the last: what the table needs at the least, where the estimate foresees a round
+    above the bound; with several S the first level may lie one above the largest S's
+    bound, and a round holds what that S alone holds at its level). For the S below h·w,
+    the first round
+    (``TABLE_LIVE``, measured for S = 0..14, times (largest S + 1) / 15 above 14; for a
+    small largest S at most ``ONE_ABOVE_LIVE``, and ``AT_BOUND_LIVE`` in the round at the
+    bound: :func:`few_squares_live`). For the S of at
     least h·w, whose rounds cap R at 0, 1, 2, ...: the round at the fewest R that can lose
     enough squares for the least of them (:func:`least_removals`), where each live entry
     stands for at least one way to remove up to that many sticks of the larger half (7×7,
@@ -335,15 +350,28 @@ def table_round_live(h: int, w: int, wanted: list[int]) -> list[tuple[float, flo
     remove up to 3 of its 60 sticks: 36,051).
 
     >>> table_round_live(7, 7, [100])
-    [(36051, 144204)]
-    >>> [round(most) for most, _ in table_round_live(6, 6, [40])]   # the model: 41/15 × S = 0..14's
+    [(36051, 144204, 36051)]
+    >>> [round(most) for most, _, _ in table_round_live(6, 6, [40])]   # the model: 41/15 × S = 0..14's
     [1184290]
     """
     columns = (w + 1) // 2
 
-    def model(group: list[int]) -> tuple[float, float]:
-        scale = (max(group) + 1) / 15          # the measurements asked S = 0..14
-        return table_live(h, columns) * scale, _table_live_sum(h, columns) * scale
+    def model(group: list[int]) -> tuple[float, float, float]:
+        # the measurements asked S = 0..14: their entries hold for a largest S up to 14, and
+        # scale with it beyond; a small largest S keeps far fewer (few_squares_live)
+        scale = max(1.0, (max(group) + 1) / 15)
+        most, total = table_live(h, columns) * scale, _table_live_sum(h, columns) * scale
+        at_bound = few_squares_live(AT_BOUND_LIVE, h, max(group))
+        above = few_squares_live(ONE_ABOVE_LIVE, h, max(group))
+        if len(group) > 1:  # the first level may be one above the largest S's bound
+            at_bound = above
+        first = most if at_bound is None else min(most, at_bound)
+        if above is not None:
+            # past about h point columns the entries stay at their most near the centre
+            # line only: each further column adds about half as much to the sweep's work
+            spread = min(columns, h) + LONG_COLUMN_SHARE * max(0, columns - h)
+            most, total = min(most, above), min(total, above * spread)
+        return most, total, first
 
     below = [q for q in wanted if q < h * w]
     above = [q for q in wanted if q >= h * w]
@@ -354,9 +382,54 @@ def table_round_live(h: int, w: int, wanted: list[int]) -> list[tuple[float, flo
         ways = sum(math.comb(half, k) for k in range(min(cap, half) + 1))
         # and at most as many as the measured model gives (6×6, S = 40: 2.9·10^6 ways to
         # remove up to 5 sticks, 1.2·10^6 by the model, 1.7·10^5 live entries)
-        most, total = model(above)
-        rounds.append((min(ways, most), min(ways * columns, total)))
+        most, total, _ = model(above)
+        rounds.append((min(ways, most), min(ways * columns, total), min(ways, most)))
     return rounds
+
+
+#: Most live entries of the table's half sweeps for a small largest S (the rows of
+#: ``matchstick_table(m, n, [S])``), by shorter side and S, the most at any width
+#: measured (bench/calibrate_matchsticks.py --few-squares; one core, 2026-12-02): in the
+#: first round, at the unit-square bound (level S + 2L(S) + 1), and in a round one above
+#: it (S + 2L(S) + 2), which holds 10-100 times more. They stop growing with the width by
+#: about h point columns, far below S = 0..14's ``TABLE_LIVE`` (7×20, S = 1: 1.1·10^6 one
+#: above the bound, where S = 0..14 would grow past 10^10). Rounds further above are not
+#: foreseen: on long grids the fewest R of a small S lies up to three above the bound
+#: (S = 0: 5×12 two, 6×100 three), each round 10-100 times the one before (6×100, S = 0:
+#: 80, 4892, 2.6·10^5 and 3.1·10^6 live entries, 110 s for the last).
+AT_BOUND_LIVE = {
+    5: {0: 215, 1: 1_628, 3: 25_830, 5: 133_425, 7: 361_887},
+    6: {0: 80, 1: 4_291, 3: 110_044, 5: 1_033_015, 7: 4_605_775, 14: 2_805_411},
+    7: {0: 1_049, 1: 10_355, 3: 319_873, 7: 38_224_610},  # S = 7: 7×16, still growing
+}
+ONE_ABOVE_LIVE = {
+    5: {0: 4_810, 1: 73_323, 3: 682_592, 5: 2_678_207, 7: 5_665_479},
+    6: {0: 4_892, 1: 364_206, 3: 6_317_261},
+    7: {0: 89_470, 1: 1_144_486},
+}
+#: The share of a column's most live entries that each point column past the h-th adds
+#: to the sweep's work (0.25-0.7 measured on 5×10 to 5×30, 6×12 to 6×30, 7×12 to 7×20).
+LONG_COLUMN_SHARE = 0.5
+
+
+def few_squares_live(measured: dict[int, dict[int, int]], h: int, largest: int) -> float | None:
+    """The most live entries of the table's half sweeps for a largest S of ``largest``,
+    from ``AT_BOUND_LIVE`` or ``ONE_ABOVE_LIVE`` (geometric between the S measured); None
+    beyond the S measured for that shorter side, or for a shorter side not measured.
+
+    >>> [few_squares_live(ONE_ABOVE_LIVE, 7, s) for s in (1, 3)], few_squares_live(AT_BOUND_LIVE, 4, 0)
+    ([1144486.0, None], None)
+    >>> round(few_squares_live(ONE_ABOVE_LIVE, 5, 2))       # between 73,323 and 682,592
+    223718
+    """
+    row = measured.get(h, {})
+    if largest in row:
+        return float(row[largest])
+    known = sorted(row)
+    for low, high in zip(known, known[1:]):
+        if low < largest < high:
+            return row[low] * (row[high] / row[low]) ** ((largest - low) / (high - low))
+    return None
 
 
 def least_removals(h: int, w: int, lost: int) -> int:
