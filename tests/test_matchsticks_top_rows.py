@@ -133,3 +133,18 @@ def test_a_long_thin_grid_is_not_refused_for_memory():
 
     assert top_cost(1, 2000, 30).memory < 0.1 * 2**30
     assert top_cost(5, 5, 30).memory > 0.2 * 2**30      # the worst grid measured
+
+
+@pytest.mark.parametrize("h, w", [(7, 9), (6, 12)])
+def test_past_a_longer_side_of_h_plus_one_the_top_sweep_holds_the_long_grids_entries(h, w):
+    # the square grid holds 4-5 times more (5×5 2.4·10^6, 5×10 to 5×200 525,851): the
+    # estimate takes TOP_LIVE_LONG from a longer side of h + 2 on, the most there (at h + 2)
+    from gpuqueens.problems.matchsticks.grid import square_count, stick_count
+    from gpuqueens.problems.matchsticks.square_costs import TOP_LIVE, TOP_LIVE_LONG, top_cost
+    from gpuqueens.problems.matchsticks.sweep import SweepStats, sweep
+
+    total, stats = square_count(h, w), SweepStats()
+    sweep(h, w, max_squares=total, min_squares=total - 30, stats=stats,
+          caps=dict.fromkeys(range(total - 30, total + 1), stick_count(h, w)))
+    assert TOP_LIVE_LONG[h] / 1.2 <= stats.max_states <= TOP_LIVE_LONG[h] < TOP_LIVE[h] / 4
+    assert top_cost(h, w, 30).memory < top_cost(h, h, 30).memory / 2   # with more primes

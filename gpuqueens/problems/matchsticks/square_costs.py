@@ -465,6 +465,10 @@ def least_removals(h: int, w: int, lost: int) -> int:
 #: has the most (5×5 2.4·10^6, 5×6 1.3·10^6, 5×7 6.1·10^5; 6×6 1.3·10^6, 6×7 5.2·10^5;
 #: 7×7 4.4·10^5, 7×8 2.0·10^5), and they grow ``TOP_GROWTH``-fold per square lost.
 TOP_LIVE = {1: 340, 2: 2_600, 3: 34_200, 4: 480_000, 5: 2.4e6, 6: 1.3e6, 7: 4.4e5}
+#: From a longer side of h + 2 on, far fewer, and the same at every width (one core,
+#: 2026-12-02): the most measured, at h + 2 (5×7 609,808, then 525,851 on 5×10 to 5×200;
+#: 6×8 254,785, then 232,513 on 6×12 to 6×50; 7×9 106,813, then 93,243 on 7×14 to 7×50).
+TOP_LIVE_LONG = {5: 609_808, 6: 254_785, 7: 106_813}
 TOP_LOST = 30
 TOP_GROWTH = 1.35
 TOP_GROWTH_FROM_SIDE = 5
@@ -472,20 +476,26 @@ TOP_GROWTH_FROM_SIDE = 5
 #: measured on 1×100, 2×50, 3×30, 4×4, 4×12, 4×30, 5×5 to 5×7, 6×7 and 7×8.
 TOP_STEP_SECONDS = 1e-3
 TOP_ENTRY_SECONDS = 1.5e-7
+#: And per word of an entry: long grids need many primes (5×10 to 5×200, 3 to 77 words:
+#: 4.5·10^-8 to 1.0·10^-7 per entry and point, 2026-12-02).
+TOP_WORD_SECONDS = 1e-9
 
 
 def top_cost(h: int, w: int, lost: int) -> Cost:
     """The table's top sweep (:mod:`.top_rows`) for the S that lose at most ``lost`` of the
     grid's squares: an upper estimate from the grid of that shorter side with the most
-    entries measured.
+    entries measured (the square grid up to a longer side of h + 1, ``TOP_LIVE_LONG`` on).
 
     >>> round(top_cost(5, 5, 30).seconds), round(top_cost(5, 5, 20).seconds, 1)  # 7.6, 0.2 s
     (13, 0.7)
+    >>> round(top_cost(5, 100, 30).seconds), round(top_cost(5, 100, 30).memory / 2**30, 1)  # 19 s
+    (70, 1.2)
     >>> round(top_cost(4, 4, 30).seconds, 1), round(top_cost(3, 30, 30).seconds, 1)  # 0.3, 0.8 s
     (1.8, 0.8)
     """
     sticks = stick_count(h, w)
-    most = TOP_LIVE[min(h, max(TOP_LIVE))]
+    side = min(h, max(TOP_LIVE))
+    most = TOP_LIVE_LONG[side] if side in TOP_LIVE_LONG and w >= h + 2 else TOP_LIVE[side]
     if h >= TOP_GROWTH_FROM_SIDE:
         most *= TOP_GROWTH ** (lost - TOP_LOST)
     # at a point its kept entries' squares so far lie within ``lost`` of the most that can
@@ -498,4 +508,5 @@ def top_cost(h: int, w: int, lost: int) -> Cost:
     points = (h + 1) * (w + 1)
     return Cost(f"the {h}×{w} puzzle table's rows with at most {lost} squares lost",
                 SWEEP_COPIES * entry_bytes(words, primes) * most,
-                points * (TOP_STEP_SECONDS + TOP_ENTRY_SECONDS * most), primes)
+                points * (TOP_STEP_SECONDS + (TOP_ENTRY_SECONDS + TOP_WORD_SECONDS
+                                              * (words + 1 + primes)) * most), primes)
