@@ -261,6 +261,7 @@ def test_closed_forms_keep_the_backend_checks(monkeypatch):
 
 def test_a_count_long_whatever_its_entries_warns_before_it_starts(monkeypatch):
     import gpuqueens.problems.matchsticks.api as api
+    from gpuqueens.problems.matchsticks import square_costs
 
     class Started(Exception):
         pass
@@ -269,7 +270,11 @@ def test_a_count_long_whatever_its_entries_warns_before_it_starts(monkeypatch):
         raise Started
 
     monkeypatch.setattr(api, "count_exact", started)
-    m, n = 1, 10**5          # its prime search and point steps alone: about an hour
+    for module in (estimates, square_costs):   # its bound's tables: 1.2 GiB
+        monkeypatch.setattr(module, "available_memory", lambda: 16 * 2**30)
+    # its 2·10^7 point steps alone: 1.7 hours (1×10^5, with 3 primes for C(E, E - 5), takes
+    # 54 s; it took an hour when its primes were C(E, E/2)'s)
+    m, n = 1, 10**7
     with pytest.warns(gpuqueens.LongRunWarning), pytest.raises(Started):
         matchsticks(m, n, removed=stick_count(m, n) - 5, squares=0, backend="cpu")
 

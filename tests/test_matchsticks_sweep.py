@@ -219,3 +219,16 @@ def test_a_point_step_looks_thresholds_up_per_entry_only_where_that_costs_less()
     after = np.zeros((64, 11), dtype=np.uint8)
     assert isinstance(thresholds(after, {10: 3}, 10, entries=700), EntryThresholds)
     assert isinstance(thresholds(after, {10: 3, 9: 4}, 10, entries=700), np.ndarray)
+
+
+def test_with_most_sticks_removed_the_sweep_carries_the_primes_of_c_e_r_only():
+    # 3×12 keeps 6 of its 87 sticks (the 1×2 rectangles, S = 0): C(87, 81) < 2^31 needs one
+    # prime, C(87, 43) three; summed over S the counts equal problem 1's transfer matrix
+    # (its own primes)
+    from gpuqueens.problems.matchsticks.grid import square_count, stick_count
+    from gpuqueens.problems.matchsticks.sweep import count_exact, sweep
+    from gpuqueens.problems.matchsticks.transfer import count_by_removed
+
+    assert stick_count(3, 12) == 87 and len(sweep(3, 12, max_squares=0, max_removed=81)[3]) == 1
+    by_s = [count_exact(3, 12, removed=81, squares=s) for s in range(square_count(3, 12) + 1)]
+    assert sum(by_s) == count_by_removed(3, 12)[81] == by_s[0] == 3 * 11 + 2 * 12  # 1×2, 2×1

@@ -134,7 +134,7 @@ def exact_cost(h: int, w: int, removed: int, squares: int, *, entries: bool = Tr
     """
     sticks = stick_count(h, w)
     points = (h + 1) * (w + 1)
-    primes = prime_count(sticks, removed, 31)
+    primes = int(log2_binomial(sticks, removed) // 30.99) + 1   # C(E, R): see sweep.sweep
     words = _key_words(h, w, squares, removed)
     bound_bytes, bound_seconds = _bound_cost(h, w, squares)
     per_cell = EXACT_ENTRIES_PER_CELL.get(h, max(EXACT_ENTRIES_PER_CELL.values()))

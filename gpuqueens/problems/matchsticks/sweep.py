@@ -47,6 +47,7 @@ Counts are residues modulo primes below 2^31 (:mod:`.modular`): a merged group o
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -388,7 +389,11 @@ def sweep(m: int, n: int, *, max_squares: int, max_removed: int | None = None,
     sticks = stick_count(h, w)
     table_mode = max_removed is None
     layout = KeyLayout(h, w, max_squares, None if table_mode else max_removed)
-    primes_list = primes_for_bound(binomial_bound(sticks, max_removed), NARROW_PRIME_LIMIT)
+    # exact mode: a final entry's count is at most C(E, R), far below C(E, E/2) when most
+    # sticks are removed (5×100, R = 1093: 3 primes, not 36); its other entries' residues
+    # are never decoded
+    top = binomial_bound(sticks) if table_mode else math.comb(sticks, max_removed)
+    primes_list = primes_for_bound(top, NARROW_PRIME_LIMIT)
     primes = xp.asarray(np.array(primes_list, dtype=U64))
     limit = live_entry_limit(max_entries, layout.words, len(primes), memory_for_entries(xp),
                              sweep_copies(xp))
