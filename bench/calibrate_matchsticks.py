@@ -181,7 +181,8 @@ def few_squares(grids=FEW_SQUARES_GRIDS, above_limit: int = 2 * 10**7):
             at_bound = prepare_round(h, w, caps, level, slack=s).sweep.max_states
             middle = time.perf_counter()
             try:
-                above = f"{prepare_round(h, w, {s: caps[s] + 1}, level + 1, above_limit, s).sweep.max_states:,}"
+                rnd = prepare_round(h, w, {s: caps[s] + 1}, level + 1, above_limit, s)
+                above = f"{rnd.sweep.max_states:,}"
             except TooManyEntries:
                 above = f"past {above_limit:,}"
             print(f"{h}×{w}, S = {s}: AT_BOUND_LIVE {at_bound:,} ({middle - begin:.1f} s), "
@@ -196,7 +197,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         description=__doc__.split("\n\n")[0].replace("\n", " "),
         epilog="Prints each constant and what it came from, to copy into the cost models.")
     parser.add_argument("--few-squares", action="store_true",
-                        help="only the table's half sweeps for one small S (AT_BOUND_LIVE, ONE_ABOVE_LIVE)")
+                        help="only the table's half sweeps for one small S "
+                             "(AT_BOUND_LIVE, ONE_ABOVE_LIVE)")
     return parser.parse_args(argv)
 
 

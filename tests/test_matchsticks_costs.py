@@ -316,7 +316,8 @@ def test_few_squares_constants_are_what_the_half_sweeps_hold(h, w, s):
     caps, level = first_round(h, w, [s])
     at_bound = prepare_round(h, w, caps, level, slack=s).sweep.max_states
     above = prepare_round(h, w, {s: caps[s] + 1}, level + 1, slack=s).sweep.max_states
-    assert (at_bound, above) == (square_costs.AT_BOUND_LIVE[h][s], square_costs.ONE_ABOVE_LIVE[h][s])
+    assert at_bound == square_costs.AT_BOUND_LIVE[h][s]
+    assert above == square_costs.ONE_ABOVE_LIVE[h][s]
 
 
 def test_a_round_above_the_bound_that_outgrows_memory_stops_with_a_clear_error(monkeypatch):

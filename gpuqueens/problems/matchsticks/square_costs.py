@@ -351,7 +351,7 @@ def table_round_live(h: int, w: int, wanted: list[int]) -> list[tuple[float, flo
 
     >>> table_round_live(7, 7, [100])
     [(36051, 144204, 36051)]
-    >>> [round(most) for most, _, _ in table_round_live(6, 6, [40])]   # the model: 41/15 × S = 0..14's
+    >>> [round(most) for most, _, _ in table_round_live(6, 6, [40])]  # 41/15 × S = 0..14's
     [1184290]
     """
     columns = (w + 1) // 2
@@ -362,15 +362,15 @@ def table_round_live(h: int, w: int, wanted: list[int]) -> list[tuple[float, flo
         scale = max(1.0, (max(group) + 1) / 15)
         most, total = table_live(h, columns) * scale, _table_live_sum(h, columns) * scale
         at_bound = few_squares_live(AT_BOUND_LIVE, h, max(group))
-        above = few_squares_live(ONE_ABOVE_LIVE, h, max(group))
+        one_above = few_squares_live(ONE_ABOVE_LIVE, h, max(group))
         if len(group) > 1:  # the first level may be one above the largest S's bound
-            at_bound = above
+            at_bound = one_above
         first = most if at_bound is None else min(most, at_bound)
-        if above is not None:
+        if one_above is not None:
             # past about h point columns the entries stay at their most near the centre
             # line only: each further column adds about half as much to the sweep's work
             spread = min(columns, h) + LONG_COLUMN_SHARE * max(0, columns - h)
-            most, total = min(most, above), min(total, above * spread)
+            most, total = min(most, one_above), min(total, one_above * spread)
         return most, total, first
 
     below = [q for q in wanted if q < h * w]
@@ -417,8 +417,10 @@ def few_squares_live(measured: dict[int, dict[int, int]], h: int, largest: int) 
     from ``AT_BOUND_LIVE`` or ``ONE_ABOVE_LIVE`` (geometric between the S measured); None
     beyond the S measured for that shorter side, or for a shorter side not measured.
 
-    >>> [few_squares_live(ONE_ABOVE_LIVE, 7, s) for s in (1, 3)], few_squares_live(AT_BOUND_LIVE, 4, 0)
-    ([1144486.0, None], None)
+    >>> [few_squares_live(ONE_ABOVE_LIVE, 7, s) for s in (1, 3)]
+    [1144486.0, None]
+    >>> few_squares_live(AT_BOUND_LIVE, 4, 0) is None          # h = 4: S = 0..14's model
+    True
     >>> round(few_squares_live(ONE_ABOVE_LIVE, 5, 2))       # between 73,323 and 682,592
     223718
     """
@@ -491,7 +493,7 @@ def top_cost(h: int, w: int, lost: int) -> Cost:
     >>> round(top_cost(5, 100, 30).seconds), round(top_cost(5, 100, 30).memory / 2**30, 1)  # 19 s
     (70, 1.2)
     >>> round(top_cost(4, 4, 30).seconds, 1), round(top_cost(3, 30, 30).seconds, 1)  # 0.3, 0.8 s
-    (1.8, 0.8)
+    (1.9, 0.8)
     """
     sticks = stick_count(h, w)
     side = min(h, max(TOP_LIVE))
