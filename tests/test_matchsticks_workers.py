@@ -96,6 +96,15 @@ def test_explicit_workers_that_memory_cannot_hold_are_refused_up_front(no_pools,
         gpuqueens.matchstick_table(4, 4, backend="cpu", workers=3)
 
 
+def test_explicit_workers_are_refused_only_on_what_the_first_round_needs(no_pools, monkeypatch):
+    # 6×11, S = 8: 4.3·10^6 live entries at the unit-square bound (1.7 GB, what it needs
+    # for certain), 1.1·10^8 one above (42 GB); it takes 3.4 s and 0.15 GB
+    monkeypatch.setattr(workers, "usable_cores", lambda: 8)
+    monkeypatch.setattr(estimates, "available_memory", lambda: 8 * 2**30)
+    with pytest.raises(AssertionError, match="a worker pool was started"):  # past the check
+        gpuqueens.matchstick_table(6, 11, [8], backend="cpu", workers=2)
+
+
 @contextlib.contextmanager
 def _no_store():
     yield None

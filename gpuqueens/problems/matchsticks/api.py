@@ -501,13 +501,15 @@ def _refuse_units_options(m: int, n: int, checkpoint: object, executor: object,
 
 
 def _check_worker_memory(cost: Cost, backend: str, where: dict[str, Any]) -> None:
-    """Refuse up front a number of worker processes whose rounds memory cannot hold."""
+    """Refuse up front a number of worker processes whose rounds memory cannot hold: as for
+    one process, what their first round needs for certain (``cost.least_memory``)."""
     processes = planned_processes(backend, **where)
     if where["executor"] is None and processes > 1:
         shared = where.get("memory_shared", 0.0)
         how = "sharing its half sweeps" if shared else "each with its own half sweeps"
+        certain = 1.0 if cost.least_memory is None else cost.least_memory / cost.memory
         check_memory(f"{cost.what}, in {processes} worker processes {how}",
-                     shared + where["memory_per_worker"] * processes)
+                     certain * (shared + where["memory_per_worker"] * processes))
 
 
 @contextlib.contextmanager
