@@ -328,5 +328,6 @@ def test_a_round_above_the_bound_that_outgrows_memory_stops_with_a_clear_error(m
 
     for module in (gpuqueens.estimates, square_costs):
         monkeypatch.setattr(module, "available_memory", lambda: 4 * 2**20)
-    with pytest.raises(TooManyEntries, match="live entries, past its limit"):
+    with pytest.raises(TooManyEntries, match=r"the 5×12 table, round 3 \(S = 0 with R <= 32\): "
+                                             ".* live entries, past its limit"):
         gpuqueens.matchstick_table(5, 12, [0], backend="cpu", workers=1)

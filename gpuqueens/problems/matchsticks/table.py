@@ -44,6 +44,7 @@ from .bounds import unit_square_bound
 from .grid import orient, square_count, stick_count
 from .pairing import JoinStats, Round, centre_patterns, join_centre, prepare_round
 from .round_cache import RoundCache, forget_join_leftovers
+from .sweep import TooManyEntries
 from .top_rows import solve_top_unit, split_squares, top_unit
 from .unit_checks import check_count, check_fewest
 
@@ -245,10 +246,17 @@ def table_rows(m: int, n: int, squares: Iterable[int], *, run: Mapping[str, Any]
     def run_round(caps: dict[int, int], level: int, index: int) -> dict[int, tuple[int, int]]:
         units = round_units(h, w, caps, level, index, max_entries, slack=max(rest))
         what = f"the {h}×{w} table, round {index}"
-        results = run_units(units, solve, job=job, stage=f"round{index}",
-                            description=f"{h}×{w} table, round {index}", result_width=2 * len(caps),
-                            check=functools.partial(check_fewest, caps=caps, sticks=sticks, what=what),
-                            **run)
+        try:
+            results = run_units(units, solve, job=job, stage=f"round{index}",
+                                description=f"{h}×{w} table, round {index}",
+                                result_width=2 * len(caps),
+                                check=functools.partial(check_fewest, caps=caps, sticks=sticks,
+                                                        what=what),
+                                **run)
+        except TooManyEntries as exc:  # say which round: the rounds before it fitted
+            shown = ", ".join(f"S = {q} with R <= {c}" for q, c in sorted(caps.items())[:3])
+            more = ", ..." if len(caps) > 3 else ""
+            raise TooManyEntries(f"{what} ({shown}{more}): {exc}") from exc
         if stats is not None:
             with _rounds.using(*_round_key(units[0].payload, backend)) as rnd:
                 stats.add_round(rnd)
