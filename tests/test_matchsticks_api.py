@@ -281,13 +281,17 @@ def test_a_count_long_whatever_its_entries_warns_before_it_starts(monkeypatch):
 
 @pytest.mark.parametrize("m,n,removed,squares", [(4, 25, 10, 227), (3, 60, 50, 346),
                                                  (4, 30, 129, 286)])
-def test_a_count_its_sweep_ends_at_once_is_not_announced_as_long(m, n, removed, squares):
+def test_a_count_its_sweep_ends_at_once_is_not_announced_as_long(m, n, removed, squares,
+                                                                 monkeypatch):
     # an S these R cannot leave: the unit-square bound prunes every entry in the first
     # steps; the estimate said an hour (an upper bound; the centre join: 0 too for 4×25,
-    # in 48 s)
-    from gpuqueens.problems.matchsticks.square_costs import exact_cost
+    # in 48 s) on a machine with 32 GiB (it takes the live entries as at most what memory
+    # holds: less on a smaller machine)
+    from gpuqueens.problems.matchsticks import square_costs
 
-    assert exact_cost(m, n, removed, squares).seconds > gpuqueens.estimates.LONG_RUN_SECONDS
+    for module in (estimates, square_costs):
+        monkeypatch.setattr(module, "available_memory", lambda: 32 * 2**30)
+    assert square_costs.exact_cost(m, n, removed, squares).seconds > estimates.LONG_RUN_SECONDS
     with warnings.catch_warnings():
         warnings.simplefilter("error", gpuqueens.LongRunWarning)
         assert matchsticks(m, n, removed=removed, squares=squares, backend="cpu") == 0
